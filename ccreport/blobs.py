@@ -1,0 +1,53 @@
+"""Images and documents from transcripts, written once to the site as files.
+
+A base64 image may repeat on many lines (and in replayed sub-agent files); naming the file by its
+content hash writes it once and lets every page link to it instead of inlining megabytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+from pathlib import Path
+
+EXT = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+    "application/pdf": "pdf",
+}
+
+
+class BlobStore:
+    """Writes decoded blobs under ``site/blobs/``; returns their site-relative URL."""
+
+    def __init__(self, site: Path, written: list | None = None):
+        self.dir = site / "blobs"
+        self.written = written  # where the build records the files it wrote
+        self._known: set[str] = set()
+
+    def save_base64(self, data: str, media_type: str) -> tuple[str | None, int]:
+        """(url relative to the site root, decoded size) — (None, 0) when the data is not base64."""
+        try:
+            raw = base64.b64decode(data, validate=False)
+        except (binascii.Error, ValueError, TypeError):
+            return None, 0
+        return self.save_bytes(raw, media_type), len(raw)
+
+    def save_bytes(self, raw: bytes, media_type: str, ext: str | None = None) -> str:
+        ext = ext or EXT.get(media_type, "bin")
+        name = f"{hashlib.sha256(raw).hexdigest()[:24]}.{ext}"
+        if name not in self._known:
+            self._known.add(name)
+            path = self.dir / name
+            if not path.exists():
+                self.dir.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+                tmp.write_bytes(raw)
+                os.replace(tmp, path)
+                if self.written is not None:
+                    self.written.append(path)
+        return f"blobs/{name}"

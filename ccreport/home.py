@@ -1,0 +1,282 @@
+"""Find every project, session and transcript in a Claude home.
+
+Layouts handled (see FORMAT.md §1, §9):
+
+* ``projects/<encoded-cwd>/<session-id>.jsonl`` — the main transcript of a session;
+* ``projects/<encoded-cwd>/<session-id>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``) — sub-agents
+  (2.1.2+), including compaction (``acompact-``), side-question (``aside_question-``) and
+  prompt-suggestion (``aprompt_suggestion-``) runs;
+* ``projects/<encoded-cwd>/agent-<id>.jsonl`` — legacy sub-agents at the project root (≤ 2.1.1),
+  matched to their session by the ``sessionId`` inside;
+* inline ``isSidechain`` runs inside the main file (≤ 2.0.2) are found by the model, not here.
+
+Discovery only lists and stats files (plus a bounded peek at the head of legacy agent files); the
+transcripts themselves are read by the build.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+AGENT_KINDS = (
+    ("acompact", "compaction"),
+    ("aside_question", "side_question"),
+    ("aprompt_suggestion", "prompt_suggestion"),
+)
+KIND_LABELS = {
+    "main": "Main session",
+    "agent": "Sub-agent",
+    "compaction": "Compaction run",
+    "side_question": "Side question",
+    "prompt_suggestion": "Prompt suggestion",
+}
+# Session and agent ids come from file names; when they come from a command line or a URL they must
+# look like one before any path is built from them.
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$")
+# How much of a legacy agent file we read to find its sessionId.
+PEEK_BYTES = 256 * 1024
+
+
+class HomeError(Exception):
+    """The home cannot be used at all (missing, not a folder, unreadable)."""
+
+
+def valid_id(value: str) -> bool:
+    """True when ``value`` can name a session or agent: no separators, no '..', no oddities."""
+    return bool(value) and ".." not in value and bool(_ID_RE.match(value))
+
+
+def encode_cwd(cwd: str) -> str:
+    """Claude Code's folder name for a working directory: every non-alphanumeric → '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def resolve_home(option: str | None = None) -> Path:
+    """--home, else CLAUDE_HOME, else CLAUDE_CONFIG_DIR, else ~/.claude."""
+    for value in (option, os.environ.get("CLAUDE_HOME"), os.environ.get("CLAUDE_CONFIG_DIR")):
+        if value:
+            return Path(value).expanduser()
+    return Path.home() / ".claude"
+
+
+def contained(path: Path, root: Path) -> bool:
+    """True when ``path`` (symlinks resolved) lies inside ``root`` (resolved)."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def agent_kind(agent_id: str) -> str:
+    for prefix, kind in AGENT_KINDS:
+        if agent_id.startswith(prefix):
+            return kind
+    return "agent"
+
+
+@dataclass
+class Transcript:
+    id: str  # "main" or the agent id from the file name ("a1b2c3", "acompact-…")
+    kind: str  # main | agent | compaction | side_question | prompt_suggestion
+    path: Path
+    size: int = 0
+    mtime_ns: int = 0
+    inode: int = 0
+    agent_type: str | None = None  # from agent-*.meta.json
+    description: str | None = None
+    tool_use_id: str | None = None
+    layout: str = "main"  # main | subagents | root
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+    @property
+    def slug(self) -> str:
+        """Output sub-folder of the session folder ('' for the main transcript)."""
+        return "" if self.id == "main" else f"agent-{self.id}"
+
+
+@dataclass
+class Session:
+    id: str
+    project: "Project"
+    main: Transcript | None = None
+    agents: list[Transcript] = field(default_factory=list)
+    tool_results_dir: Path | None = None
+
+    @property
+    def transcripts(self) -> list[Transcript]:
+        return ([self.main] if self.main else []) + self.agents
+
+    @property
+    def mtime_ns(self) -> int:
+        return max((t.mtime_ns for t in self.transcripts), default=0)
+
+    @property
+    def size(self) -> int:
+        return sum(t.size for t in self.transcripts)
+
+    @property
+    def url(self) -> str:
+        return f"p/{self.project.dir_name}/{self.id}/"
+
+
+@dataclass
+class Project:
+    dir_name: str
+    path: Path
+    sessions: dict[str, Session] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"p/{self.dir_name}/"
+
+    def session(self, sid: str) -> Session:
+        s = self.sessions.get(sid)
+        if s is None:
+            s = self.sessions[sid] = Session(sid, self)
+        return s
+
+
+@dataclass
+class Catalog:
+    home: Path
+    projects: list[Project]
+    problems: list[str]  # files that could not be listed or read, for stderr
+
+    def sessions(self):
+        for p in self.projects:
+            yield from p.sessions.values()
+
+    def transcripts(self):
+        for s in self.sessions():
+            yield from s.transcripts
+
+
+def _stat_into(t: Transcript) -> Transcript:
+    st = t.path.stat()
+    t.size, t.mtime_ns, t.inode = st.st_size, st.st_mtime_ns, st.st_ino
+    return t
+
+
+def _read_meta(meta: Path, t: Transcript) -> None:
+    try:
+        data = orjson.loads(meta.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return
+    if isinstance(data, dict):
+        for key, attr in (("agentType", "agent_type"), ("description", "description"), ("toolUseId", "tool_use_id")):
+            if isinstance(data.get(key), str):
+                setattr(t, attr, data[key])
+
+
+def peek_field(path: Path, key: str, limit: int = PEEK_BYTES) -> str | None:
+    """The first string value of ``key`` among the first lines of a transcript (bounded read)."""
+    try:
+        with open(path, "rb") as fh:
+            read = 0
+            for raw in fh:
+                read += len(raw)
+                try:
+                    obj = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    obj = None
+                if isinstance(obj, dict) and isinstance(obj.get(key), str) and obj[key]:
+                    return obj[key]
+                if read >= limit:
+                    break
+    except OSError:
+        return None
+    return None
+
+
+def discover(home: Path) -> Catalog:
+    """List the home's projects, sessions and transcripts. Raises HomeError if unusable."""
+    if not home.exists():
+        raise HomeError(f"Claude home not found: {home}")
+    if not home.is_dir():
+        raise HomeError(f"Claude home is not a folder: {home}")
+    root = home / "projects"
+    if not root.is_dir():
+        raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home?)")
+    try:
+        names = sorted(os.listdir(root))
+    except OSError as exc:
+        raise HomeError(f"cannot read {root}: {exc.strerror or exc}") from None
+    problems: list[str] = []
+    projects = []
+    for name in names:
+        pdir = root / name
+        if not pdir.is_dir():
+            continue
+        if not contained(pdir, root):
+            problems.append(f"{pdir}: symlink out of the home, skipped")
+            continue
+        project = Project(name, pdir)
+        try:
+            _scan_project(project, root, problems)
+        except OSError as exc:
+            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+        if project.sessions:
+            projects.append(project)
+    return Catalog(home, projects, problems)
+
+
+def _add(t: Transcript, root: Path, problems: list[str]) -> bool:
+    if not contained(t.path, root):
+        problems.append(f"{t.path}: symlink out of the home, skipped")
+        return False
+    try:
+        _stat_into(t)
+    except OSError as exc:
+        problems.append(f"{t.path}: {exc.strerror or exc}")
+        return False
+    return True
+
+
+def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
+    entries = sorted(os.scandir(project.path), key=lambda e: e.name)
+    legacy_agents = []
+    for e in entries:
+        if e.name.endswith(".jsonl") and e.is_file():
+            stem = e.name[: -len(".jsonl")]
+            if stem.startswith("agent-"):
+                legacy_agents.append(Path(e.path))
+            else:
+                t = Transcript("main", "main", Path(e.path))
+                if _add(t, root, problems):
+                    project.session(stem).main = t
+        elif e.is_dir():
+            sdir = Path(e.path)
+            sub = sdir / "subagents"
+            if sub.is_dir():
+                for f in sorted(sub.rglob("agent-*.jsonl")):
+                    aid = f.name[len("agent-") : -len(".jsonl")]
+                    t = Transcript(aid, agent_kind(aid), f, layout="subagents")
+                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t)
+                    if _add(t, root, problems):
+                        project.session(e.name).agents.append(t)
+            if (sdir / "tool-results").is_dir():
+                project.session(e.name).tool_results_dir = sdir / "tool-results"
+    for f in legacy_agents:
+        aid = f.name[len("agent-") : -len(".jsonl")]
+        t = Transcript(aid, agent_kind(aid), f, layout="root")
+        if not _add(t, root, problems):
+            continue
+        sid = peek_field(f, "sessionId")
+        # A legacy agent file names its parent session inside; an empty one cannot, so it is kept
+        # as a session of its own rather than dropped.
+        if not sid or not valid_id(sid):
+            sid = f"agent-{aid}"
+        project.session(sid).agents.append(t)
+    for s in project.sessions.values():
+        s.agents.sort(key=lambda t: (t.kind != "agent", t.mtime_ns, t.id))
+    # Sessions whose folder held only tool-results and no transcript are not sessions.
+    for sid in [sid for sid, s in project.sessions.items() if not s.transcripts]:
+        del project.sessions[sid]

@@ -1,0 +1,102 @@
+"""Stream the lines of one transcript file as entries.
+
+A transcript is append-only JSON Lines that Claude Code may still be writing while we read it.
+The reader therefore:
+
+* yields every complete line with its 1-based line number and byte offsets, so a later run can
+  resume exactly where this one stopped (``Reader.offset`` / ``Reader.line``);
+* holds back a last line without its newline: the writer has not finished it yet;
+* never drops a line: anything that is not a JSON object comes back as a malformed entry
+  carrying its text, so the page can show it in place;
+* replaces invalid UTF-8 instead of failing;
+* reads one line at a time (a 100 MB line costs a few times 100 MB, never the whole file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+import orjson
+
+# A malformed line is kept for display, but a multi-megabyte blob of non-JSON is cut here: the
+# page states the full size.
+MALFORMED_KEEP = 64 * 1024
+
+
+@dataclass(slots=True)
+class Entry:
+    line: int  # 1-based line number in the file
+    offset: int  # byte offset of the line's first byte
+    end: int  # byte offset just past its newline
+    obj: dict | None  # the parsed object, or None when malformed
+    raw: str | None = None  # the (possibly cut) text of a malformed line
+    error: str | None = None  # why the line is malformed
+
+    @property
+    def size(self) -> int:
+        return self.end - self.offset
+
+
+def parse_line(data: bytes) -> tuple[dict | None, str | None]:
+    """Parse one line (without its newline) → (object, None) or (None, reason)."""
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        # orjson refuses invalid UTF-8 outright; the same text with replacement characters may
+        # still be perfectly good JSON.
+        try:
+            obj = orjson.loads(data.decode("utf-8", errors="replace"))
+        except orjson.JSONDecodeError:
+            if not data.strip():
+                return None, "blank line"
+            return None, f"not JSON: {exc.args[0] if exc.args else exc}"
+    if not isinstance(obj, dict):
+        return None, f"JSON {type(obj).__name__}, not an object"
+    return obj, None
+
+
+class Reader:
+    """Iterate the complete lines of ``fh`` from ``offset`` (which must start a line).
+
+    After iteration ``offset``/``line`` point just past the last complete line: the place to
+    resume from. ``pending`` is the byte count of a held-back unfinished last line.
+    """
+
+    def __init__(self, fh: BinaryIO, offset: int = 0, line: int = 1):
+        self.fh = fh
+        self.offset = offset
+        self.line = line  # number the next line will get
+        self.pending = 0
+
+    def __iter__(self) -> Iterator[Entry]:
+        fh = self.fh
+        fh.seek(self.offset)
+        readline = fh.readline
+        while True:
+            data = readline()
+            if not data:
+                return
+            if not data.endswith(b"\n"):
+                # Unfinished last line: the writer is mid-write. Leave it for the next run.
+                self.pending = len(data)
+                return
+            start = self.offset
+            self.offset = start + len(data)
+            body = data[:-1]
+            if body.endswith(b"\r"):
+                body = body[:-1]
+            obj, err = parse_line(body)
+            entry = Entry(self.line, start, self.offset, obj)
+            if err is not None:
+                entry.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
+                entry.error = err
+            self.line += 1
+            del data, body
+            yield entry
+
+
+def read_entries(path, offset: int = 0, line: int = 1) -> Iterator[Entry]:
+    """Convenience: the complete entries of the file at ``path``."""
+    with open(path, "rb") as fh:
+        yield from Reader(fh, offset, line)

@@ -1,0 +1,236 @@
+"""Text → safe HTML: escaping, markdown, code highlighting, ANSI colours, folding.
+
+Everything here treats its input as untrusted: markdown runs with raw HTML off and only
+http(s)/mailto links; images in markdown never load (they become links, so no page fetches from
+another host); highlighted code comes out of pygments escaped; ANSI escapes become classed spans.
+One markdown-it instance and one formatter serve the whole process; lexers are cached.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from html import escape as _escape
+
+from markdown_it import MarkdownIt
+from pygments import highlight as _pyg_highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+# Past these sizes the cost of a pretty rendering outweighs its use: plain escaped text instead.
+HIGHLIGHT_MAX = 60_000
+MARKDOWN_MAX = 200_000
+# Long text is folded: the head shows, the rest sits in a <details> that states its full size.
+FOLD_LINES = 40
+FOLD_CHARS = 6_000
+# A single block is never rendered past this; the page says how much was cut.
+RENDER_MAX = 1_000_000
+
+
+def esc(value) -> str:
+    return _escape(value if isinstance(value, str) else str(value), quote=True)
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+# --- markdown ---------------------------------------------------------------------------------
+_SAFE_LINK = re.compile(r"^(https?:|mailto:)", re.I)
+
+
+def _validate_link(url: str) -> bool:
+    # Only web and mail links become links; a relative link in transcript text names a file in
+    # the user's project, not a page of this site, and javascript:/data: must never be clickable.
+    return bool(_SAFE_LINK.match(url.strip()))
+
+
+def _render_image(self, tokens, idx, options, env):
+    tok = tokens[idx]
+    src = tok.attrGet("src") or ""
+    alt = self.renderInline(tok.children or [], options, env) if tok.children else esc(tok.content)
+    return f'<a class="ext-img" href="{esc(src)}" rel="noreferrer">[image: {alt or esc(src)}]</a>'
+
+
+def _render_link_open(self, tokens, idx, options, env):
+    tokens[idx].attrSet("rel", "noreferrer")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _fence_highlight(code: str, lang: str, _attrs) -> str:
+    return highlight(code, lang=lang or None, wrap=False)
+
+
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence_highlight})
+_md.enable(["table", "strikethrough"])
+_md.validateLink = _validate_link
+_md.add_render_rule("image", _render_image)
+_md.add_render_rule("link_open", _render_link_open)
+
+
+def markdown(text: str) -> str:
+    if len(text) > MARKDOWN_MAX:
+        return pre(text)
+    return _md.render(text)
+
+
+# --- code highlighting ------------------------------------------------------------------------
+_formatter = HtmlFormatter(nowrap=True, classprefix="")
+
+
+@lru_cache(maxsize=256)
+def _lexer_by_name(name: str):
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+@lru_cache(maxsize=512)
+def _lexer_by_ext(ext: str):
+    try:
+        return get_lexer_for_filename("x" + ext, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return None
+
+
+def lexer_for(lang: str | None = None, filename: str | None = None):
+    if lang:
+        lx = _lexer_by_name(lang.lower().strip()[:40])
+        if lx is not None:
+            return lx
+    if filename:
+        m = re.search(r"(\.[A-Za-z0-9_+-]{1,12})$", filename)
+        if m:
+            return _lexer_by_ext(m.group(1).lower())
+    return None
+
+
+def highlight(code: str, lang: str | None = None, filename: str | None = None, wrap: bool = True) -> str:
+    """Highlighted HTML for code (escaped plain text when unknown or too big)."""
+    lx = lexer_for(lang, filename) if len(code) <= HIGHLIGHT_MAX else None
+    body = _pyg_highlight(code, lx, _formatter) if lx is not None else esc(code)
+    if body.endswith("\n") and not code.endswith("\n"):
+        body = body[:-1]
+    return f'<pre class="code hl">{body}</pre>' if wrap else f'<pre class="code hl"><code>{body}</code></pre>'
+
+
+def stylesheet() -> str:
+    """The pygments rules, light and dark, for the shared stylesheet."""
+    light = HtmlFormatter(style="default", classprefix="").get_style_defs(".hl")
+    dark = HtmlFormatter(style="monokai", classprefix="").get_style_defs(":root[data-theme=dark] .hl")
+    dark_auto = HtmlFormatter(style="monokai", classprefix="").get_style_defs(":root:not([data-theme=light]) .hl")
+    # Backgrounds come from our own stylesheet.
+    strip = lambda css: re.sub(r"^.*\{ background[^}]*\}\s*$", "", css, flags=re.M)
+    return (strip(light) + "\n" + strip(dark) + "\n@media (prefers-color-scheme: dark) {\n"
+            + strip(dark_auto) + "\n}\n")
+
+
+# --- ANSI colours -----------------------------------------------------------------------------
+_ANSI = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+
+def has_ansi(text: str) -> bool:
+    return "\x1b" in text
+
+
+def ansi_to_html(text: str) -> str:
+    """Escaped text with SGR colour/bold sequences as classed spans; other escapes removed."""
+    if "\x1b" not in text:
+        return esc(text)
+    out: list[str] = []
+    classes: list[str] = []
+    open_span = False
+    pos = 0
+    for m in _ANSI.finditer(text):
+        out.append(esc(text[pos : m.start()]))
+        pos = m.end()
+        if m.group(1) is None and not m.group(0).endswith("m"):
+            continue  # cursor movement, title setting, …: no visible meaning in a page
+        codes = [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")]
+        i = 0
+        while i < len(codes):
+            c = codes[i]
+            if c == 0:
+                classes = []
+            elif c == 1:
+                classes.append("ansi-b")
+            elif c == 2:
+                classes.append("ansi-dim")
+            elif c == 3:
+                classes.append("ansi-i")
+            elif c == 4:
+                classes.append("ansi-u")
+            elif 30 <= c <= 37 or 90 <= c <= 97:
+                classes = [k for k in classes if not k.startswith("ansi-fg")] + [f"ansi-fg{c}"]
+            elif 40 <= c <= 47 or 100 <= c <= 107:
+                classes = [k for k in classes if not k.startswith("ansi-bg")] + [f"ansi-bg{c}"]
+            elif c in (39,):
+                classes = [k for k in classes if not k.startswith("ansi-fg")]
+            elif c in (49,):
+                classes = [k for k in classes if not k.startswith("ansi-bg")]
+            elif c in (38, 48) and i + 1 < len(codes):
+                # 256-colour / true colour: no class for every value; keep the text plain.
+                i += 2 if codes[i + 1] == 5 else 4
+            i += 1
+        if open_span:
+            out.append("</span>")
+            open_span = False
+        if classes:
+            out.append(f'<span class="{" ".join(dict.fromkeys(classes))}">')
+            open_span = True
+    out.append(esc(text[pos:]))
+    if open_span:
+        out.append("</span>")
+    return "".join(out)
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+# --- folding ----------------------------------------------------------------------------------
+def cut(text: str, limit: int = RENDER_MAX) -> tuple[str, str]:
+    """(text to render, note about what was cut or '')."""
+    if len(text) <= limit:
+        return text, ""
+    return text[:limit], (f'<p class="cut">… {len(text) - limit:,} more characters not shown '
+                          f"(this block holds {len(text):,} characters).</p>")
+
+
+def pre(text: str, cls: str = "", ansi: bool = True, fold: bool = True) -> str:
+    """A <pre> of plain (or ANSI-coloured) text, folded when long, capped at RENDER_MAX."""
+    text, note = cut(text)
+    conv = ansi_to_html if ansi else esc
+    klass = f' class="{cls}"' if cls else ""
+    if fold and (len(text) > FOLD_CHARS or text.count("\n") > FOLD_LINES):
+        head, rest = _split_head(text)
+        if rest:
+            return (f"<pre{klass}>{conv(head)}</pre>"
+                    f'<details class="more"><summary>show all {text.count(chr(10)) + 1:,} lines '
+                    f"({human_size(len(text.encode('utf-8', 'replace')))})</summary>"
+                    f"<pre{klass}>{conv(rest)}</pre></details>{note}")
+    return f"<pre{klass}>{conv(text)}</pre>{note}"
+
+
+def _split_head(text: str) -> tuple[str, str]:
+    nl = -1
+    for _ in range(FOLD_LINES):
+        nxt = text.find("\n", nl + 1)
+        if nxt < 0 or nxt > FOLD_CHARS:
+            break
+        nl = nxt
+    if nl < 0:
+        nl = min(len(text), FOLD_CHARS)
+        # never split inside an escape sequence or surrogate-free code point: str slicing is safe
+        return text[:nl], text[nl:]
+    return text[: nl + 1], text[nl + 1 :]
+
+
+def folded_html(head_html: str, rest_html: str, label: str) -> str:
+    return f'{head_html}<details class="more"><summary>{esc(label)}</summary>{rest_html}</details>'

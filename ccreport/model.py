@@ -1,0 +1,413 @@
+"""Turn a stream of entries into messages: the conversation as a reader sees it.
+
+* Assistant lines that share ``message.id`` (one line per content block since 1.0.17) merge into one
+  message while it is still on the open page.
+* A ``tool_result`` pairs with its ``tool_use`` by id; the user line that only carries results is
+  absorbed into the call (it is shown inside the call's ``<details>``). A result whose call is on an
+  already closed page, or unknown, becomes a message of its own that points back to the call.
+* Token usage is de-duplicated by (``message.id``, ``requestId``) keeping the largest (FORMAT.md §8).
+* Nothing is dropped: every line ends up in some message — bookkeeping lines (snapshots, queue
+  operations, progress, titles…) as ``meta`` messages, unparseable lines as ``malformed`` ones, and
+  unknown entry or block types as generic ones.
+
+The builder is streaming: memory is bounded by one page of messages plus small bookkeeping, and
+its continuing state (``carry``) is plain data so an incremental build can resume from a page start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .jsonl import Entry
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+# Lines that carry no conversation of their own: shown as small folded notes, never dropped.
+META_TYPES = {
+    "file-history-snapshot",
+    "queue-operation",
+    "last-prompt",
+    "permission-mode",
+    "ai-title",
+    "custom-title",
+    "agent-name",
+    "summary",
+    "pr-link",
+    "teleported-from",
+    "progress",
+    "attachment",
+}
+# Prefixes of user text that Claude Code injected rather than a person typed.
+NOT_TYPED = (
+    "<command-",
+    "<local-command",
+    "<bash-",
+    "Caveat:",
+    "<system-reminder>",
+    "<task-notification>",
+    "<ide_",
+    "<user-memory-input>",
+    "[Request interrupted",
+    "This session is being continued",
+    "[SUGGESTION MODE",
+)
+# How many recent usage groups are remembered for de-duplication. Lines of one API response are
+# (nearly) contiguous; a window this size catches the interleaved ones without growing with the file.
+USAGE_WINDOW = 64
+# Calls on closed pages that still wait for their result (kept so the late result can link back).
+LATE_CALLS_KEEP = 2000
+
+
+@dataclass(slots=True)
+class ToolResult:
+    tool_use_id: str
+    content: Any  # str, or a list of blocks (text / image / tool_reference …)
+    is_error: bool
+    extra: Any  # the line's toolUseResult (object, string or list) or None
+    line: int
+    timestamp: str | None = None
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    input: Any
+    line: int
+    result: ToolResult | None = None
+    sidechain_line: int | None = None  # inline sub-agent run started at this line
+
+
+@dataclass
+class Message:
+    kind: str  # user | assistant | system | meta | malformed | result | other
+    line: int  # first JSONL line: the anchor (#L<line>)
+    entry: dict | None  # the first entry (envelope fields for display)
+    blocks: list = field(default_factory=list)  # (type, payload) pairs
+    lines: list[int] = field(default_factory=list)
+    timestamp: str | None = None
+    model: str | None = None
+    usage: dict | None = None
+    msg_id: str | None = None
+    sidechain: bool = False
+    # kind == "result": the late/orphan result, and where its call was
+    late_call: dict | None = None
+    # kind == "malformed"
+    raw: str | None = None
+    error: str | None = None
+    size: int = 0
+
+    @property
+    def calls(self):
+        return [b[1] for b in self.blocks if b[0] == "tool_use"]
+
+
+def usage_total(u: dict | None) -> int:
+    if not isinstance(u, dict):
+        return 0
+    return sum(v for k in USAGE_KEYS if isinstance(v := u.get(k), int))
+
+
+def _clean_usage(u: Any) -> dict | None:
+    if not isinstance(u, dict):
+        return None
+    out = {k: u[k] for k in USAGE_KEYS if isinstance(u.get(k), int)}
+    return out or None
+
+
+def typed_prompt_text(entry: dict) -> str | None:
+    """The text of a prompt a person typed, or None for injected/meta/tool-result lines."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
+        return None
+    msg = entry.get("message")
+    if not isinstance(msg, dict):
+        return None
+    content = msg.get("content")
+    text = None
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        for b in content:
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+                text = b["text"]
+                break
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                return None
+    if not text or not text.strip():
+        return None
+    stripped = text.lstrip()
+    if stripped.startswith(NOT_TYPED):
+        return None
+    return stripped
+
+
+def new_carry() -> dict:
+    """The builder state that continues across pages (plain data: JSON-serialisable)."""
+    return {
+        "usage_done": dict.fromkeys(USAGE_KEYS, 0),  # totals of groups that left the window
+        "usage_recent": [],  # [[key, usage], …] the last USAGE_WINDOW groups
+        "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
+        "titles": {},  # custom / ai / summary / prompt
+        "counts": {},  # entry type → lines
+        "malformed": 0,
+        "messages": 0,
+        "tool_calls": 0,
+        "first_ts": None,
+        "last_ts": None,
+        "cwd": None,
+        "git_branch": None,
+        "models": [],
+        "version": None,
+        "sidechain_prompts": {},  # inline sidechain start line by prompt (≤ 2.0.2 layout)
+    }
+
+
+class Builder:
+    """Feed entries in file order; take finished messages from ``out`` as they appear."""
+
+    def __init__(self, carry: dict | None = None):
+        self.carry = carry if carry is not None else new_carry()
+        self.out: list[Message] = []  # messages of the current (open) page, in order
+        self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
+        self.page_calls: dict[str, ToolCall] = {}  # every call on the open page, by id
+        self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
+        self.page_no = 1
+        self._last_meta: Message | None = None
+        self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
+
+    # --- page boundary -------------------------------------------------------------------
+    def close_page(self) -> list[Message]:
+        """Hand over the open page's messages and start a new page."""
+        msgs, self.out = self.out, []
+        for cid, call in self.open_calls.items():
+            late = self.carry["late_calls"]
+            late[cid] = [call.name, call.line, self.page_no]
+            while len(late) > LATE_CALLS_KEEP:
+                late.pop(next(iter(late)))
+        self.open_calls = {}
+        self.page_calls = {}
+        self.by_msg_id = {}
+        self.task_prompts = {}
+        self._last_meta = None
+        self.page_no += 1
+        return msgs
+
+    # --- feeding -------------------------------------------------------------------------
+    def feed(self, e: Entry) -> None:
+        c = self.carry
+        if e.obj is None:
+            c["malformed"] += 1
+            c["counts"]["(malformed)"] = c["counts"].get("(malformed)", 0) + 1
+            self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
+            return
+        obj = e.obj
+        etype = obj.get("type")
+        key = etype if isinstance(etype, str) else "(no type)"
+        c["counts"][key] = c["counts"].get(key, 0) + 1
+        self._note_envelope(obj)
+        if etype == "assistant":
+            self._assistant(e, obj)
+        elif etype == "user":
+            self._user(e, obj)
+        elif etype == "system":
+            self._emit(Message("system", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain"))))
+        elif etype in META_TYPES:
+            self._note_title(obj)
+            self._meta(e, obj)
+        else:
+            # Unknown entry type (or a user-made line such as {"type":"message"}): shown generically.
+            self._emit(Message("other", e.line, obj, lines=[e.line], timestamp=_ts(obj), size=e.size))
+
+    def _note_envelope(self, obj: dict) -> None:
+        c = self.carry
+        ts = obj.get("timestamp")
+        if isinstance(ts, str) and ts:
+            if c["first_ts"] is None or ts < c["first_ts"]:
+                c["first_ts"] = ts
+            if c["last_ts"] is None or ts > c["last_ts"]:
+                c["last_ts"] = ts
+        if c["cwd"] is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
+            c["cwd"] = obj["cwd"]
+        if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
+            c["git_branch"] = obj["gitBranch"]
+        if isinstance(obj.get("version"), str):
+            c["version"] = obj["version"]
+
+    def _note_title(self, obj: dict) -> None:
+        t = self.carry["titles"]
+        etype = obj.get("type")
+        if etype == "custom-title" and isinstance(obj.get("customTitle"), str):
+            t["custom"] = obj["customTitle"]
+        elif etype == "ai-title" and isinstance(obj.get("aiTitle"), str):
+            t["ai"] = obj["aiTitle"]
+        elif etype == "summary" and isinstance(obj.get("summary"), str) and "summary" not in t:
+            t["summary"] = obj["summary"]
+
+    def _emit(self, m: Message) -> None:
+        self._last_meta = None
+        self.carry["messages"] += 1
+        self.out.append(m)
+
+    def _meta(self, e: Entry, obj: dict) -> None:
+        # Consecutive bookkeeping lines share one folded note so they do not crowd the page.
+        if self._last_meta is not None and self.out and self.out[-1] is self._last_meta:
+            m = self._last_meta
+        else:
+            m = Message("meta", e.line, obj, timestamp=_ts(obj))
+            self._emit(m)
+            self._last_meta = m
+        m.lines.append(e.line)
+        m.blocks.append(("entry", (e.line, obj, e.size)))
+
+    # --- assistant -------------------------------------------------------------------------
+    def _assistant(self, e: Entry, obj: dict) -> None:
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            msg = {}
+        content = msg.get("content")
+        mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+        m = self.by_msg_id.get(mid) if mid else None
+        if m is None:
+            m = Message("assistant", e.line, obj, timestamp=_ts(obj), msg_id=mid, sidechain=bool(obj.get("isSidechain")))
+            model = msg.get("model")
+            m.model = model if isinstance(model, str) else None
+            if m.model and m.model not in self.carry["models"] and m.model != "<synthetic>":
+                self.carry["models"].append(m.model)
+            self._emit(m)
+            if mid:
+                self.by_msg_id[mid] = m
+        m.lines.append(e.line)
+        usage = _clean_usage(msg.get("usage"))
+        if usage and usage_total(usage) >= usage_total(m.usage):
+            m.usage = usage
+        if usage:
+            self._count_usage(mid or f"line{e.line}", obj.get("requestId"), usage)
+        if isinstance(content, str):
+            if content:
+                m.blocks.append(("text", content))
+        elif isinstance(content, list):
+            for b in content:
+                self._assistant_block(m, b, e.line)
+        elif content is not None or not msg:
+            # A message we cannot read as blocks (e.g. the raw SSE-stream anomaly, FORMAT.md §11).
+            m.blocks.append(("unknown", msg if msg else obj))
+
+    def _assistant_block(self, m: Message, b: Any, line: int) -> None:
+        if not isinstance(b, dict):
+            m.blocks.append(("unknown", b))
+            return
+        bt = b.get("type")
+        if bt == "text":
+            m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else str(b.get("text", ""))))
+        elif bt == "thinking":
+            m.blocks.append(("thinking", b))
+        elif bt == "redacted_thinking":
+            m.blocks.append(("redacted_thinking", b))
+        elif bt == "tool_use":
+            cid = b.get("id") if isinstance(b.get("id"), str) else f"line{line}"
+            name = b.get("name") if isinstance(b.get("name"), str) else "(unnamed tool)"
+            call = ToolCall(cid, name, b.get("input"), line)
+            self.open_calls[cid] = call
+            self.page_calls[cid] = call
+            self.carry["tool_calls"] += 1
+            m.blocks.append(("tool_use", call))
+            if name in ("Task", "Agent") and isinstance(call.input, dict):
+                prompt = call.input.get("prompt")
+                if isinstance(prompt, str):
+                    self.task_prompts[prompt[:500]] = call
+        else:
+            m.blocks.append(("unknown", b))
+
+    def _count_usage(self, mid: str, rid: Any, usage: dict) -> None:
+        key = f"{mid}|{rid if isinstance(rid, str) else ''}"
+        recent = self.carry["usage_recent"]
+        for item in recent:
+            if item[0] == key:
+                if usage_total(usage) > usage_total(item[1]):
+                    item[1] = usage
+                return
+        recent.append([key, usage])
+        if len(recent) > USAGE_WINDOW:
+            _, old = recent.pop(0)
+            done = self.carry["usage_done"]
+            for k in USAGE_KEYS:
+                done[k] += old.get(k, 0)
+
+    # --- user --------------------------------------------------------------------------------
+    def _user(self, e: Entry, obj: dict) -> None:
+        msg = obj.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if "prompt" not in self.carry["titles"]:
+            text = typed_prompt_text(obj)
+            if text:
+                self.carry["titles"]["prompt"] = text[:300]
+        extra = obj.get("toolUseResult")
+        rest: list = []
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    self._result(e, obj, b, extra)
+                else:
+                    rest.append(b)
+            if not rest and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+                return
+        m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
+        if isinstance(content, str):
+            m.blocks.append(("text", content))
+        elif isinstance(content, list):
+            for b in rest:
+                if isinstance(b, str):
+                    m.blocks.append(("text", b))
+                elif isinstance(b, dict) and b.get("type") == "text":
+                    m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else str(b.get("text"))))
+                elif isinstance(b, dict) and b.get("type") in ("image", "document"):
+                    m.blocks.append((b["type"], b))
+                else:
+                    m.blocks.append(("unknown", b))
+        elif content is not None or not isinstance(msg, dict):
+            m.blocks.append(("unknown", msg if msg is not None else obj))
+        # Inline sub-agent run (≤ 2.0.2): its first line repeats the Task prompt; link both ways.
+        if obj.get("isSidechain") and obj.get("parentUuid") is None and isinstance(content, str):
+            call = self.task_prompts.pop(content[:500], None)
+            if call is not None:
+                call.sidechain_line = e.line
+                m.late_call = {"id": call.id, "name": call.name, "line": call.line, "page": None, "sidechain": True}
+        self._emit(m)
+
+    def _result(self, e: Entry, obj: dict, b: dict, extra: Any) -> None:
+        cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""
+        res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), extra, e.line, _ts(obj))
+        call = self.open_calls.pop(cid, None)
+        if call is None and cid in self.page_calls and self.page_calls[cid].result is None:
+            call = self.page_calls[cid]
+        if call is not None:
+            call.result = res
+            return
+        late = self.carry["late_calls"].pop(cid, None)
+        info = {"id": cid, "name": late[0], "line": late[1], "page": late[2]} if late else None
+        m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
+        m.blocks.append(("tool_result", res))
+        self._emit(m)
+
+    # --- summary --------------------------------------------------------------------------
+    @property
+    def has_open_calls(self) -> bool:
+        return bool(self.open_calls)
+
+
+def usage_totals(carry: dict) -> dict:
+    tot = dict(carry["usage_done"])
+    for _, u in carry["usage_recent"]:
+        for k in USAGE_KEYS:
+            tot[k] += u.get(k, 0)
+    return tot
+
+
+def title_of(carry: dict) -> str | None:
+    t = carry["titles"]
+    return t.get("custom") or t.get("ai") or t.get("summary") or t.get("prompt")
+
+
+def _ts(obj: dict) -> str | None:
+    ts = obj.get("timestamp")
+    return ts if isinstance(ts, str) else None

@@ -1,0 +1,74 @@
+"""Where the templates and assets are, installed or in a source checkout, and the shared assets
+written with content-hashed names (a changed stylesheet gets a new URL, so no stale cache)."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from . import markup
+
+_PKG = Path(__file__).resolve().parent
+
+
+def _find(name: str) -> Path:
+    # In a wheel the folders are shipped inside the package; in a checkout they sit beside it.
+    for candidate in (_PKG / name, _PKG.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"ccreport's {name}/ folder is missing (broken installation?)")
+
+
+def templates_dir() -> Path:
+    return _find("templates")
+
+
+def assets_dir() -> Path:
+    return _find("assets")
+
+
+@lru_cache(maxsize=1)
+def env() -> Environment:
+    """One compiled template environment per process."""
+    return Environment(loader=FileSystemLoader(str(templates_dir())), autoescape=True,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+@lru_cache(maxsize=1)
+def asset_files() -> dict[str, bytes]:
+    """name → bytes of every shared asset (the pygments rules are appended to style.css)."""
+    files = {}
+    for p in sorted(assets_dir().rglob("*")):
+        if p.is_file():
+            files[p.relative_to(assets_dir()).as_posix()] = p.read_bytes()
+    if "style.css" in files:
+        files["style.css"] += b"\n/* pygments */\n" + markup.stylesheet().encode()
+    return files
+
+
+@lru_cache(maxsize=1)
+def asset_names() -> dict[str, str]:
+    """name → site-relative hashed URL ("assets/style.3f2a1b9c.css")."""
+    names = {}
+    for name, data in asset_files().items():
+        stem, dot, ext = name.rpartition(".")
+        digest = hashlib.sha256(data).hexdigest()[:10]
+        names[name] = f"assets/{stem}.{digest}.{ext}" if dot else f"assets/{name}.{digest}"
+    return names
+
+
+def fingerprint() -> str:
+    """A hash of templates, assets and the renderer's code: any change means rebuild all."""
+    h = hashlib.sha256()
+    for folder in (templates_dir(),):
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                h.update(p.name.encode() + p.read_bytes())
+    for name, data in sorted(asset_files().items()):
+        h.update(name.encode() + data)
+    for p in sorted(_PKG.glob("*.py")):
+        h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()[:16]

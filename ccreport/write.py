@@ -1,0 +1,47 @@
+"""Writing the site: atomic, skipped when the bytes are already there, and recorded.
+
+Every file goes to a temporary name in its own folder and is moved into place with os.replace, so
+a reader (a browser, the live server) never sees a half-written page. ``Writer.written`` lists the
+files actually written in this run: incremental tests and watch notifications read it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class Writer:
+    def __init__(self, out: Path):
+        self.out = out
+        self.written: list[Path] = []
+        self.skipped = 0
+
+    def write(self, rel: str | Path, data: str | bytes) -> bool:
+        """Write ``data`` to out/rel unless identical bytes are there. True when written."""
+        path = self.out / rel
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            if path.stat().st_size == len(raw) and path.read_bytes() == raw:
+                self.skipped += 1
+                return False
+        except OSError:
+            pass
+        atomic_write(path, raw)
+        self.written.append(path)
+        return True
+
+
+def atomic_write(path: Path, raw: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
