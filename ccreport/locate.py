@@ -1,0 +1,104 @@
+"""Find one session (and one of its transcripts) from what a person typed or a URL carried.
+
+Used by every command that takes a SESSION argument (tail, export, the transcript API). The rules
+from the earlier transcript route (seed-003): ids are validated before any file is touched (no
+``/``, ``\\``, ``..``); every resolved path must stay inside the home's projects folder once
+symlinks are resolved, and one that does not reads as "not found", never as a different error.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .home import Catalog, Session, Transcript, contained, discover, encode_cwd, peek_field, valid_id
+
+
+class LocateError(Exception):
+    """A SESSION or agent argument that names nothing we can serve. ``status`` is HTTP-like."""
+
+    def __init__(self, message: str, status: int = 404):
+        super().__init__(message)
+        self.status = status
+
+
+def check_id(value: str, what: str = "session id") -> str:
+    if not valid_id(value):
+        raise LocateError(f"not a valid {what}: {value!r}", status=400)
+    return value
+
+
+def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog | None = None) -> Session:
+    """SESSION may be an id, a unique id prefix, 'latest', or a path to a .jsonl in the home."""
+    catalog = catalog or discover(home)
+    root = home / "projects"
+    if spec == "latest":
+        return _latest(catalog, cwd if cwd is not None else os.getcwd())
+    if spec.endswith(".jsonl") and ("/" in spec or os.sep in spec):
+        return _by_path(catalog, root, Path(spec))
+    check_id(spec)
+    sessions = list(catalog.sessions())
+    exact = [s for s in sessions if s.id == spec]
+    if len(exact) == 1:
+        return _contained(exact[0], root)
+    if len(exact) > 1:
+        raise LocateError(f"session id {spec} exists in {len(exact)} projects: "
+                          + ", ".join(s.project.dir_name for s in exact), status=409)
+    pref = [s for s in sessions if s.id.startswith(spec)]
+    if len(pref) == 1:
+        return _contained(pref[0], root)
+    if len(pref) > 1:
+        shown = ", ".join(s.id for s in pref[:5]) + (" …" if len(pref) > 5 else "")
+        raise LocateError(f"session prefix {spec} is ambiguous ({len(pref)} sessions: {shown})", status=409)
+    raise LocateError(f"no session {spec} in {root}")
+
+
+def find_transcript(session: Session, agent_id: str | None = None) -> Transcript:
+    """The main transcript, or the agent transcript with this id (also 'main')."""
+    if not agent_id or agent_id == "main":
+        if session.main is None:
+            raise LocateError(f"session {session.id} has no main transcript (only sub-agent files)")
+        return session.main
+    check_id(agent_id, "agent id")
+    for t in session.agents:
+        if t.id == agent_id:
+            return t
+    raise LocateError(f"session {session.id} has no transcript {agent_id}")
+
+
+def _contained(s: Session, root: Path) -> Session:
+    for t in s.transcripts:
+        if not contained(t.path, root):
+            raise LocateError(f"no session {s.id} in {root}")
+    return s
+
+
+def _by_path(catalog: Catalog, root: Path, path: Path) -> Session:
+    try:
+        resolved = path.expanduser().resolve()
+    except (OSError, RuntimeError):
+        raise LocateError(f"no transcript at {path}") from None
+    if not contained(resolved, root):
+        raise LocateError(f"no transcript at {path} inside {root}")
+    for s in catalog.sessions():
+        for t in s.transcripts:
+            if t.path.resolve() == resolved:
+                return s
+    raise LocateError(f"no transcript at {path}")
+
+
+def _latest(catalog: Catalog, cwd: str) -> Session:
+    sessions = list(catalog.sessions())
+    if not sessions:
+        raise LocateError(f"no sessions in {catalog.home / 'projects'}")
+    # The project Claude Code keeps for this folder: its encoded name, as seed-000 derives it…
+    here = [s for s in sessions if s.project.dir_name == encode_cwd(cwd)]
+    if not here:
+        # …or, since the encoding is lossy and cwd can differ from the folder, the recorded cwd.
+        for p in catalog.projects:
+            s0 = max(p.sessions.values(), key=lambda s: s.mtime_ns)
+            if any(peek_field(t.path, "cwd", limit=64 * 1024) == cwd for t in s0.transcripts):
+                here = list(p.sessions.values())
+                break
+    pool = here or sessions
+    return max(pool, key=lambda s: (s.mtime_ns, s.id))
