@@ -18,7 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import __version__
+from . import __version__, toolresults
 from .blobs import BlobStore
 from .home import Catalog, Session, Transcript, discover
 from .jsonl import Reader
@@ -92,7 +92,7 @@ def _common(root: str, title: str, crumbs, page_kind: str, source: str = "") -> 
 # --- one transcript ---------------------------------------------------------------------------
 def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts: Options,
                       agent_urls: dict, agent_calls: dict, parent_url: str | None, blobs: BlobStore,
-                      project_title: str) -> dict:
+                      project_title: str, copy_tool_result=None) -> dict:
     """Stream one transcript into its pages. Returns its summary (counts, pages, usage…)."""
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -113,7 +113,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
             for page in paginate(reader, builder, opts.page_size):
                 last = page
                 _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
-                            heading, crumbs, agent_line, reader.pending)
+                            heading, crumbs, agent_line, reader.pending, copy_tool_result)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
             summary["lines"] = reader.line - 1
             summary["pending"] = reader.pending
@@ -131,11 +131,12 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
 
 
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
-                heading, crumbs, agent_line, pending) -> None:
+                heading, crumbs, agent_line, pending, copy_tool_result=None) -> None:
     lines = set()
     for m in page.messages:
         lines.update(m.lines)
-    ctx = RenderContext(root=root, blobs=blobs, agent_urls=agent_urls, page_lines=lines, parent_url=parent_url)
+    ctx = RenderContext(root=root, blobs=blobs, agent_urls=agent_urls, page_lines=lines, parent_url=parent_url,
+                        copy_tool_result=copy_tool_result)
     parts = []
     for m in page.messages:
         parts.append(render_message(m, ctx))
@@ -165,13 +166,14 @@ def build_session(s: Session, out: Path, opts: Options, project_title: str) -> d
     blobs = BlobStore(out, writer.written)
     agent_urls = {t.id: f"{transcript_dir(s, t)}/{page_name(1)}" for t in s.agents}
     agent_calls: dict[str, str] = {}
+    copy = toolresults.copier(s.tool_results_dir, f"{session_dir(s)}/tool-results", writer)
     results = []
     if s.main:
-        results.append(render_transcript(s, s.main, out, writer, opts, agent_urls, agent_calls, None, blobs, project_title))
+        results.append(render_transcript(s, s.main, out, writer, opts, agent_urls, agent_calls, None, blobs, project_title, copy))
     for t in s.agents:
         call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
         parent = f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
-        results.append(render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title))
+        results.append(render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title, copy))
     info = session_summary(s, results)
     write_session_overview(s, info, results, writer, project_title)
     return {"info": info, "project": s.project.dir_name, "transcripts": results, "written": [str(p) for p in writer.written],

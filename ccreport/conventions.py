@@ -70,13 +70,17 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
         rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v.strip())}</dd>" for k, v in fields.items() if v)
         return (f'<div class="card status-{esc(status)}"><p><b>Background task {esc(status or "update")}</b></p>'
                 f"<dl>{rows}</dl></div>"), "user notify", "Task notification"
+    hook = re.match(r"^(?:[A-Za-z]+(?::\S+)?) hook (?:additional context|success|error|blocking error)[^\n]*:", s)
+    if hook:
+        return _folded(hook.group(0).rstrip(":"), pre(s[hook.end():].strip())), "user injected", "Hook output"
     if s.startswith("[Request interrupted by user"):
         return f'<p class="marker">⏹ {esc(s)}</p>', "user interrupt", "Interrupted"
     if entry.get("isMeta"):
         label = "Skill instructions" if s.startswith("Base directory for this skill") else "Injected context"
         return _folded(f"{label} (not typed by the user)", pre(text)), "user injected", "Injected"
     for tag, label in (("ide_opened_file", "IDE: opened file"), ("ide_selection", "IDE: selection"),
-                       ("user-memory-input", "Memory input")):
+                       ("user-memory-input", "Memory input"), ("user-prompt-submit-hook", "Hook output (prompt submit)"),
+                       ("session-start-hook", "Hook output (session start)")):
         if s.startswith(f"<{tag}>"):
             return _folded(label, pre(_tag(tag, s) or s)), "user injected", label
     rest, reminders = _reminders(text)
@@ -195,3 +199,58 @@ def _attachment_body(att: dict) -> str:
             return pre(att[key])
     text = orjson.dumps(att, option=orjson.OPT_NON_STR_KEYS).decode()
     return f'<pre class="dim">{esc(text[:_PREVIEW])}{" …" if len(text) > _PREVIEW else ""}</pre>'
+
+
+# --- tool output text -------------------------------------------------------------------------
+_PERSISTED = re.compile(r"<persisted-output>(.*?)(?:</persisted-output>|\Z)", re.S)
+_SAVED_TO = re.compile(r"Full output saved to:\s*(\S+)")
+_SIZE = re.compile(r"Output too large \(([^)]*)\)")
+
+
+def persisted_output(body: str, ctx) -> str:
+    """A large output Claude Code saved to tool-results/: a link to the copy, then the preview."""
+    m = _SAVED_TO.search(body)
+    path = m.group(1) if m else ""
+    name = re.split(r"[\\/]", path)[-1] if path else ""
+    size = _SIZE.search(body)
+    url = None
+    copy = getattr(ctx, "copy_tool_result", None)
+    if name and callable(copy):
+        url = copy(name)
+        url = ctx.href(url) if url else None
+    label = f"Output too large{' (' + size.group(1) + ')' if size else ''}"
+    if url:
+        link = f'<a class="persisted" href="{esc(url)}">open the full output ({esc(name)})</a>'
+    elif name:
+        link = f'saved to <code>{esc(path)}</code> <span class="dim">(not found in this home)</span>'
+    else:
+        link = ""
+    pm = re.search(r"Preview \(([^)]*)\):\n", body)
+    preview = body[pm.end():] if pm else body
+    head = body[: pm.start()] if pm else ""
+    return (f'<div class="persisted-card"><p><b>{esc(label)}</b> — {link}</p>'
+            + (f'<details class="more"><summary>note</summary>{pre(head.strip())}</details>' if head.strip() and not m else "")
+            + f'<div class="lbl">Preview{" (" + esc(pm.group(1)) + ")" if pm else ""}</div>{pre(preview.rstrip())}</div>')
+
+
+def output_text(text: str, ctx, cls: str = "out") -> str:
+    """Text a tool returned: persisted-output linked, reminders folded, tool errors marked."""
+    reminders = ""
+    if "<system-reminder>" in text:
+        text, reminders = _reminders(text)
+    if "<persisted-output>" in text:
+        parts, pos = [], 0
+        for m in _PERSISTED.finditer(text):
+            if text[pos:m.start()].strip():
+                parts.append(pre(text[pos:m.start()].strip("\n"), cls=cls))
+            parts.append(persisted_output(m.group(1).strip("\n"), ctx))
+            pos = m.end()
+        if text[pos:].strip():
+            parts.append(pre(text[pos:].strip("\n"), cls=cls))
+        return "".join(parts) + reminders
+    err = _tag("tool_use_error", text)
+    if err is not None and text.strip().startswith("<tool_use_error>"):
+        return f'<p class="tool-error">⚠ {esc(err.strip())}</p>' + reminders
+    if not text and reminders:
+        return reminders
+    return pre(text, cls=cls) + reminders

@@ -32,6 +32,9 @@ class RenderContext:
     tool_results: set = field(default_factory=set)  # file names available there
     parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
     embed: bool = False  # export: inline blobs as data: URLs instead of files
+    # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
+    # set by the build, which copies a file the first time a <persisted-output> names it.
+    copy_tool_result: object = None
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative
@@ -134,6 +137,8 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
         else:
             parts.append(unknown_block(payload))
     err = entry.get("isApiErrorMessage") or entry.get("error")
+    if err:
+        parts = [_api_error_html(entry, parts)]
     cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
     meta = ""
     if m.model:
@@ -143,6 +148,20 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
     lines = f' data-lines="{len(m.lines)}"' if len(m.lines) > 1 else ""
     return (f'<article class="{cls}" id="L{m.line}"{lines}>{_header(label, m, meta)}'
             f'<div class="body">{"".join(parts)}</div>{_extra_anchors(m)}</article>')
+
+
+def _api_error_html(entry: dict, parts: list[str]) -> str:
+    """A synthetic API-error reply as an error note: status, kind, the message, raw details folded."""
+    chips = []
+    if entry.get("apiErrorStatus") is not None:
+        chips.append(f'<span class="chip errchip">HTTP {esc(entry["apiErrorStatus"])}</span>')
+    if isinstance(entry.get("error"), str):
+        chips.append(f'<span class="chip errchip">{esc(entry["error"])}</span>')
+    details = entry.get("errorDetails")
+    more = ""
+    if isinstance(details, str) and details.strip():
+        more = f'<details class="more"><summary>error details</summary>{pre(details)}</details>'
+    return f'<div class="api-error-note"><p>⚠ {" ".join(chips)}</p>{"".join(parts)}{more}</div>'
 
 
 def _extra_anchors(m: Message) -> str:

@@ -1,0 +1,38 @@
+"""Large tool outputs Claude Code saved under ``<session>/tool-results/`` (FORMAT.md §10.9).
+
+A ``<persisted-output>`` note names the file; the first time a page refers to one, it is copied
+next to the session's pages so the link works offline. Only plain file names inside the session's
+own tool-results folder are accepted: the name comes from transcript text (untrusted).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .home import contained
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+
+def copier(src: Path | None, dest_rel: str, writer):
+    """A function name → site-relative URL of the copy (None when the file is not there)."""
+    if src is None:
+        return None
+    done: dict[str, str | None] = {}
+
+    def copy(name: str) -> str | None:
+        if name in done:
+            return done[name]
+        url = None
+        f = src / name
+        if _NAME.fullmatch(name) and contained(f, src) and f.is_file():
+            try:
+                writer.write(f"{dest_rel}/{name}", f.read_bytes())
+                url = f"{dest_rel}/{name}"
+            except OSError:
+                url = None
+        done[name] = url
+        return url
+
+    return copy
