@@ -74,7 +74,7 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if hook:
         return _folded(hook.group(0).rstrip(":"), pre(s[hook.end():].strip())), "user injected", "Hook output"
     if s.startswith("[Request interrupted by user"):
-        return f'<p class="marker">⏹ {esc(s)}</p>', "user interrupt", "Interrupted"
+        return f'<p class="marker">■ {esc(s)}</p>', "user interrupt", "Interrupted"
     if entry.get("isMeta"):
         label = "Skill instructions" if s.startswith("Base directory for this skill") else "Injected context"
         return _folded(f"{label} (not typed by the user)", pre(text)), "user injected", "Injected"
@@ -112,13 +112,12 @@ def system_note(m, ctx) -> str:
                 f'{f" ({saved:,} tokens saved)" if isinstance(saved, int) else ""}</span> {when}</div>')
     if sub == "turn_duration":
         ms = e.get("durationMs")
-        dur = f"{ms / 1000:.1f} s" if isinstance(ms, (int, float)) else "?"
-        return f'<div class="sysnote" {anchor}>⏱ Turn took {dur} {when}</div>'
+        dur = f"{ms / 1000:,.1f} s" if isinstance(ms, (int, float)) else "?"
+        n = e.get("messageCount")
+        more = f", {n:,} messages" if isinstance(n, int) else ""
+        return f'<div class="sysnote" {anchor}>Turn took {dur}{more} {when}</div>'
     if sub == "api_error":
-        detail = json_block({k: e.get(k) for k in ("error", "cause", "retryInMs", "retryAttempt", "maxRetries") if k in e})
-        return (f'<div class="sysnote err" {anchor}><details><summary>API error'
-                f'{", retry " + esc(e.get("retryAttempt")) if e.get("retryAttempt") is not None else ""} {when}</summary>'
-                f"{detail}</details></div>")
+        return _api_error_note(e, anchor, when)
     if sub == "local_command":
         from .render import Message  # noqa: F401  (type only)
 
@@ -126,10 +125,15 @@ def system_note(m, ctx) -> str:
         return f'<div class="sysnote local" {anchor}><span class="dim">{esc(label or "Local command")}</span> {when}{html}</div>'
     if sub == "stop_hook_summary":
         n = e.get("hookCount")
-        errs = e.get("hookErrors") or []
+        errs = e.get("hookErrors") if isinstance(e.get("hookErrors"), list) else []
+        infos = e.get("hookInfos") if isinstance(e.get("hookInfos"), list) else []
+        cmds = "".join(f"<li><code>{esc(i.get('command') if isinstance(i, dict) else i)}</code></li>" for i in infos)
+        body = (f'<ul class="hooks">{cmds}</ul>' if cmds else "") + "".join(
+            pre(x if isinstance(x, str) else orjson.dumps(x).decode(), cls="err") for x in errs)
+        if e.get("preventedContinuation"):
+            body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
         return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
-                f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{json_block(e.get("hookInfos"))}'
-                f'{json_block(errs) if errs else ""}</details></div>')
+                f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{body}</details></div>')
     cls = "sysnote err" if level == "error" else "sysnote warn" if level == "warning" else "sysnote"
     label = esc(sub or "system")
     body = pre(content) if content else json_block(e)
@@ -254,3 +258,30 @@ def output_text(text: str, ctx, cls: str = "out") -> str:
     if not text and reminders:
         return reminders
     return pre(text, cls=cls) + reminders
+
+
+def _api_error_note(e: dict, anchor: str, when: str) -> str:
+    """system/api_error: what failed and the retry plan in one line; the rest as a table, folded."""
+    from .tools import kv_table
+
+    err = e.get("error") if isinstance(e.get("error"), dict) else {}
+    inner = err.get("error") if isinstance(err.get("error"), dict) else {}
+    if isinstance(inner.get("error"), dict):  # {"type":"error","error":{…}} nests once more
+        inner = inner["error"]
+    bits = []
+    if err.get("status") is not None:
+        bits.append(f"HTTP {esc(err['status'])}")
+    if inner.get("type"):
+        bits.append(esc(inner["type"]))
+    msg = f": {esc(inner['message'])}" if inner.get("message") else ""
+    retry = ""
+    if e.get("retryAttempt") is not None:
+        retry = f" — retry {esc(e['retryAttempt'])}" + (f"/{esc(e['maxRetries'])}" if e.get("maxRetries") is not None else "")
+        if isinstance(e.get("retryInMs"), (int, float)):
+            retry += f" in {e['retryInMs'] / 1000:.1f} s"
+    detail = {k: e.get(k) for k in ("error", "cause") if e.get(k) not in (None, {}, "")}
+    body = kv_table(detail) if detail else ""
+    head = f'API error {" ".join(bits)}{msg}{retry} {when}'
+    if not body:
+        return f'<div class="sysnote err" {anchor}>{head}</div>'
+    return f'<div class="sysnote err" {anchor}><details><summary>{head}</summary>{body}</details></div>'

@@ -102,11 +102,15 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     parts = []
     kind_cls = "user"
     label = "User"
+    typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
             html, cls, lab = conventions.user_text(payload, entry, ctx)
             parts.append(html)
-            if cls:
+            if cls is None:
+                typed = True
+                kind_cls, label = "user", "User"
+            elif not typed:
                 kind_cls, label = cls, lab
         elif btype == "image":
             parts.append(image_html(payload, ctx))
@@ -199,8 +203,9 @@ def document_html(b: dict, ctx: RenderContext) -> str:
         url, size = ctx.blob(src["data"], media)
         if url:
             title = b.get("title") if isinstance(b.get("title"), str) else "document"
-            return (f'<p class="doc">📄 <a href="{esc(url)}" download>{esc(title)}</a> '
-                    f'<span class="dim">({esc(media)}, {human_size(size)})</span></p>')
+            kind = "PDF" if media == "application/pdf" else "FILE"
+            return (f'<p class="doc"><span class="doc-kind">{kind}</span> <a href="{esc(url)}" download>{esc(title)}</a> '
+                    f'<span class="dim">({esc(media)}, {human_size(size)}, download)</span></p>')
     if src.get("type") == "text" and isinstance(src.get("data"), str):
         return pre(src["data"])
     return unknown_block(b)

@@ -20,6 +20,9 @@ from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, 
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
+# File contents (Read/Write) are the bulk of highlighting work in a cold build (pygments' Python
+# lexer runs at ~200 KB/s): past this size they keep their line numbers but are not coloured.
+CODE_HIGHLIGHT_MAX = min(HIGHLIGHT_MAX, 24_000)
 
 
 def _s(v) -> str:
@@ -108,7 +111,7 @@ def kv_table(inp, depth: int = 0) -> str:
 # --- code with line numbers -------------------------------------------------------------------
 def _code_lines(text: str, filename: str | None = None, lang: str | None = None) -> list[str]:
     """One balanced HTML string per source line (pygments closes spans at every line end)."""
-    lx = lexer_for(lang, filename) if len(text) <= HIGHLIGHT_MAX else None
+    lx = lexer_for(lang, filename) if len(text) <= CODE_HIGHLIGHT_MAX else None
     if lx is None:
         return [esc(x) for x in text.split("\n")]
     from pygments import highlight as _hl
@@ -441,7 +444,9 @@ def v_search(call, ctx):
             res = (f'<p class="rinfo">{" ".join(f"<span class=chip>{b}</span>" for b in bits)}</p>' if bits else "") + text_html(x["content"], ctx)
         elif call.name == "LS" or call.name == "Glob":
             t = result_text(r)
-            entries = sum(1 for ln in t.split("\n") if ln.strip().startswith("- ") or (call.name == "Glob" and ln.strip()))
+            # LS: "- name" lines under the listed folder (its own line first); Glob: one path a line.
+            entries = (sum(1 for ln in t.split("\n") if ln.strip().startswith("- ")) - 1) if call.name == "LS" else \
+                sum(1 for ln in t.split("\n") if ln.strip())
             res = f'<p class="rinfo"><span class="chip">{_plural(entries, "entry").replace("entrys", "entries")}</span></p>' + text_html(t, ctx, "files")
     rest = {k: v for k, v in inp.items() if k not in ("pattern", "path")}
     return summary, kv_table(rest) if rest else "", res
