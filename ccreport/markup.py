@@ -170,6 +170,12 @@ def ansi_to_html(text: str) -> str:
                 classes = [k for k in classes if not k.startswith("ansi-fg")] + [f"ansi-fg{c}"]
             elif 40 <= c <= 47 or 100 <= c <= 107:
                 classes = [k for k in classes if not k.startswith("ansi-bg")] + [f"ansi-bg{c}"]
+            elif c == 22:  # normal intensity: neither bold nor dim
+                classes = [k for k in classes if k not in ("ansi-b", "ansi-dim")]
+            elif c == 23:
+                classes = [k for k in classes if k != "ansi-i"]
+            elif c == 24:
+                classes = [k for k in classes if k != "ansi-u"]
             elif c in (39,):
                 classes = [k for k in classes if not k.startswith("ansi-fg")]
             elif c in (49,):
