@@ -62,6 +62,19 @@ def _render_link_open(self, tokens, idx, options, env):
     return self.renderToken(tokens, idx, options, env)
 
 
+def _render_cell_open(self, tokens, idx, options, env):
+    # Aligned table columns come as style="text-align:…"; the CSP forbids style attributes, so
+    # the alignment becomes a class (al-left / al-center / al-right in style.css).
+    tok = tokens[idx]
+    style = tok.attrGet("style")
+    if style:
+        m = re.match(r"text-align:(left|center|right)$", str(style))
+        tok.attrs.pop("style", None)
+        if m:
+            tok.attrSet("class", f"al-{m.group(1)}")
+    return self.renderToken(tokens, idx, options, env)
+
+
 def _fence_highlight(code: str, lang: str, _attrs) -> str:
     return highlight(code, lang=lang or None, wrap=False)
 
@@ -71,6 +84,8 @@ _md.enable(["table", "strikethrough"])
 _md.validateLink = _validate_link
 _md.add_render_rule("image", _render_image)
 _md.add_render_rule("link_open", _render_link_open)
+_md.add_render_rule("th_open", _render_cell_open)
+_md.add_render_rule("td_open", _render_cell_open)
 
 
 def markdown(text: str) -> str:

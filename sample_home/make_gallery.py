@@ -335,6 +335,11 @@ def main_session() -> Session:
             "totalToolUseCount": 2, "usage": {"input_tokens": 3, "output_tokens": 410},
             "toolStats": {"readCount": 1, "searchCount": 1, "bashCount": 0, "editFileCount": 0, "linesAdded": 0,
                           "linesRemoved": 0, "otherToolCount": 0}})
+    s.call("SendMessage", {"to": AGENT, "summary": "also check quoting", "message": "One more: does `load` cope with "
+                                                                                    "**quoted commas** in names?"},
+           [{"type": "text", "text": json.dumps({"success": True, "message": f"Message sent to {AGENT}'s inbox",
+                                                 "routing": {"sender": "main", "target": f"@{AGENT}"}})}],
+           {"success": True, "message": f"Message sent to {AGENT}'s inbox", "routing": {"sender": "main", "target": f"@{AGENT}"}})
     # Questions, plans, skills, deferred tools, MCP, an unknown tool, a hallucinated one.
     s.call("AskUserQuestion", {"questions": [
         {"question": "Where should the report be published?", "header": "Destination", "multiSelect": False,

@@ -450,3 +450,11 @@ def test_every_view_escapes_hostile_input(name, tmp_path):
     html = render(call(name, inp, f"<persisted-output>Full output saved to: /x/{EVIL}\n</persisted-output>{EVIL}", extra),
                   tmp_path)
     no_unsafe(html)
+
+
+def test_markdown_table_alignment_uses_classes_not_style():
+    from ccreport.markup import markdown
+
+    html = markdown("| a | b |\n|:--|--:|\n| 1 | 2 |")
+    assert '<th class="al-left">a</th>' in html and '<td class="al-right">2</td>' in html
+    assert "style=" not in html
