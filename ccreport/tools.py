@@ -386,7 +386,29 @@ def v_edit(call, ctx):
         summary += f' <span class="dim">{_plural(len(inp["edits"]), "edit")}</span>'
     if x.get("userModified"):
         summary += ' <span class="chip">changed by the user</span>'
-    return summary, diff_html(lines), None
+    return summary, diff_html(lines), _snippet_result(call, path, ctx)
+
+
+_SNIPPET_START = re.compile(r"^ *\d+(→|\t)", re.M)
+
+
+def _snippet_result(call, path: str, ctx) -> str | None:
+    """'The file … has been updated. Here's the result of running `cat -n` on a snippet …' followed
+    by numbered lines: the sentence as text, the snippet as numbered, highlighted code."""
+    r = call.result
+    if r is None or r.is_error or not _result_is_text_only(r):
+        return None
+    text = result_text(r)
+    m = _SNIPPET_START.search(text)
+    if not m or m.start() == 0:
+        return None
+    parsed = parse_numbered(text[m.start():])
+    if not parsed:
+        return None
+    nums, code, sep, tail = parsed
+    head = text[: m.start()].strip()
+    return (f'<p class="confirm">{esc(head)}</p>' + numbered(code, filename=path, numbers=nums, sep=sep)
+            + (text_html(tail, ctx) if tail else ""))
 
 
 def v_write(call, ctx):

@@ -458,3 +458,11 @@ def test_markdown_table_alignment_uses_classes_not_style():
     html = markdown("| a | b |\n|:--|--:|\n| 1 | 2 |")
     assert '<th class="al-left">a</th>' in html and '<td class="al-right">2</td>' in html
     assert "style=" not in html
+
+
+def test_edit_result_snippet_numbered_not_raw():
+    text = ("The file /p/a.py has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+            "    41→def g():\n    42→    return 2")
+    html = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
+    assert "<p class=\"confirm\">The file /p/a.py has been updated." in html
+    assert '<span class="ln">41</span><span class="lsep">→</span><span class="k">def</span>' in html
