@@ -162,7 +162,13 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
     elif t == "permission-mode":
         gist = obj.get("permissionMode", "")
     elif t == "queue-operation":
-        gist = f'{obj.get("operation", "")} {obj.get("content", "") if isinstance(obj.get("content"), str) else ""}'
+        content = obj.get("content") if isinstance(obj.get("content"), str) else ""
+        if content.lstrip().startswith("<task-notification>"):
+            # A background task's notification queued for the model: the same status card as in user text.
+            card, _, _ = user_text(content, {}, ctx)
+            return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
+                    f'{esc(obj.get("operation", ""))} <span class="dim">({human_size(size)})</span>{card}</div>')
+        gist = f'{obj.get("operation", "")} {content}'
     elif t == "pr-link":
         gist = f'PR #{obj.get("prNumber", "")} {obj.get("prUrl", "")}'
     elif t == "file-history-snapshot":
@@ -198,6 +204,8 @@ def _attachment_body(att: dict) -> str:
         return pre(content)
     if isinstance(content, list) and content:
         return pre("\n".join(c if isinstance(c, str) else orjson.dumps(c).decode() for c in content))
+    if isinstance(att.get("prompt"), str) and att["prompt"].lstrip().startswith("<task-notification>"):
+        return user_text(att["prompt"], {}, None)[0]
     for key in ("prompt", "stdout", "snippet", "planContent"):
         if isinstance(att.get(key), str) and att[key]:
             return pre(att[key])

@@ -381,6 +381,12 @@ def main_session() -> Session:
     s.user("<bash-input>git status --short</bash-input>")
     s.user("<bash-stdout> M app.py\n?? report.py\n?? stock.csv</bash-stdout><bash-stderr></bash-stderr>")
     s.user("<user-prompt-submit-hook>Reminder from the team hook: run the tests before committing.</user-prompt-submit-hook>")
+    s.raw({"type": "queue-operation", "operation": "enqueue", "timestamp": s.ts(), "sessionId": SID,
+           "content": "<task-notification>\n<task-id>b81f2c</task-id>\n<status>completed</status>\n<summary>Background "
+                      "command \"python -m http.server 8000\" completed (exit code 0)</summary>\n</task-notification>"})
+    s.env("attachment", attachment={"type": "hook_success", "hookName": "PostToolUse:Bash", "toolUseID": "toolu_serve",
+                                    "hookEvent": "PostToolUse", "content": "", "stdout": "formatted 2 files\n",
+                                    "stderr": "", "exitCode": 0, "command": "~/.claude/hooks/format.sh", "durationMs": 210})
     s.user("<task-notification>\n<task-id>b81f2c</task-id>\n<tool-use-id>toolu_serve</tool-use-id>\n<output-file>/tmp/claude/"
            "b81f2c.output</output-file>\n<status>completed</status>\n<summary>Background command \"python -m http.server 8000\" "
            "completed (exit code 0)</summary>\n</task-notification>", origin={"kind": "task-notification"})

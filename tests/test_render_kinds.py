@@ -466,3 +466,11 @@ def test_edit_result_snippet_numbered_not_raw():
     html = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
     assert "<p class=\"confirm\">The file /p/a.py has been updated." in html
     assert '<span class="ln">41</span><span class="lsep">→</span><span class="k">def</span>' in html
+
+
+def test_task_notification_in_queue_operation_is_a_card():
+    note = "<task-notification>\n<task-id>t1</task-id>\n<status>failed</status>\n<summary>boom</summary>\n</task-notification>"
+    html = render([{"type": "queue-operation", "operation": "enqueue", "timestamp": "2025-06-01T10:00:00Z", "content": note},
+                   {"type": "attachment", "uuid": "x", "timestamp": "2025-06-01T10:00:01Z",
+                    "attachment": {"type": "queued_command", "prompt": note, "commandMode": "task-notification"}}])
+    assert html.count('<div class="card status-failed"><p><b>Background task failed</b></p>') == 2
