@@ -181,6 +181,9 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
     elif t == "attachment":
         att = obj.get("attachment") if isinstance(obj.get("attachment"), dict) else {}
         gist = att.get("type", "")
+        if isinstance(att.get("hookName"), str):
+            # Hook output: say which hook ran (and how it ended) so it is not mistaken for a prompt.
+            gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
         body = _attachment_body(att)
         return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
                 f'{esc(str(gist))} <span class="dim">({human_size(size)})</span>{body}</div>')

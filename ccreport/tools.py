@@ -890,8 +890,15 @@ def render_call(call, ctx) -> str:
 
 def result_only_html(res, name, ctx) -> str:
     """A result whose call is on another page: its text the generic way."""
+    from .model import ToolCall
     from .render import result_content_html
 
+    view = view_for(name) if isinstance(name, str) else None
+    if view is not None:
+        # The call's input is on another page; the view still reads the structured result.
+        _, _, html = view(ToolCall(res.tool_use_id, name, None, 0, result=res), ctx)
+        if html is not None:
+            return html
     if _result_is_text_only(res):
         t = result_text(res)
         if not t:

@@ -474,3 +474,24 @@ def test_task_notification_in_queue_operation_is_a_card():
                    {"type": "attachment", "uuid": "x", "timestamp": "2025-06-01T10:00:01Z",
                     "attachment": {"type": "queued_command", "prompt": note, "commandMode": "task-notification"}}])
     assert html.count('<div class="card status-failed"><p><b>Background task failed</b></p>') == 2
+
+
+def test_result_whose_call_is_on_an_earlier_page_keeps_its_view():
+    from ccreport.model import ToolResult
+    from ccreport.tools import result_only_html
+
+    res = ToolResult("toolu_x", "    7→x = 1", False,
+                     {"type": "text", "file": {"filePath": "/p/a.py", "content": "x = 1", "numLines": 1, "startLine": 7}}, 9)
+    html = result_only_html(res, "Read", RenderContext(root=""))
+    assert '<span class="ln">7</span>' in html and '<span class="n">x</span>' in html
+    bash = ToolResult("toolu_y", "out", False, {"stdout": "\x1b[31mred\x1b[0m", "stderr": ""}, 10)
+    assert '<span class="ansi-fg31">red</span>' in result_only_html(bash, "Bash", RenderContext(root=""))
+    assert "plain" in result_only_html(ToolResult("z", "plain", False, None, 11), None, RenderContext(root=""))
+
+
+def test_hook_attachment_names_the_hook():
+    html = render([{"type": "attachment", "uuid": "x", "timestamp": "2025-06-01T10:00:01Z",
+                    "attachment": {"type": "hook_success", "hookName": "PostToolUse:Bash", "stdout": "formatted\n",
+                                   "exitCode": 0, "content": ""}}])
+    assert "<b>attachment</b> hook_success PostToolUse:Bash exit 0" in html and "<pre>formatted\n</pre>" in html
+    assert "<details>" in html  # inside the folded bookkeeping group
