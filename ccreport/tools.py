@@ -290,6 +290,9 @@ def _shell_result(call, ctx) -> str | None:
         info.append('<span class="chip">moved to background</span>')
     if x.get("returnCodeInterpretation"):
         info.append(f'<span class="chip">{esc(x["returnCodeInterpretation"])}</span>')
+    code = re.match(r"Exit code (-?\d+)", text) if r.is_error else None
+    if code and not isinstance(x.get("exitCode"), int):
+        info.append(f'<span class="chip warnchip">exit {code.group(1)}</span>')
     if isinstance(x.get("exitCode"), int):
         info.append(f'<span class="chip{" warnchip" if x["exitCode"] else ""}">exit {x["exitCode"]}</span>')
     if x.get("status"):

@@ -160,6 +160,7 @@ def test_bash_error_interrupted_and_background():
     err = render(call("Bash", {"command": "false"}, "Exit code 1\nboom", {"stdout": "", "stderr": "", "interrupted": False},
                       is_error=True))
     assert '<span class="errflag">error</span>' in err and "Exit code 1" in err
+    assert '<span class="chip warnchip">exit 1</span>' in err
     intr = render(call("Bash", {"command": "sleep 9"}, "interrupted", {"stdout": "", "stderr": "", "interrupted": True}))
     assert '<span class="chip warnchip">interrupted</span>' in intr
     bg = render(call("Bash", {"command": "serve", "run_in_background": True}, "started",
