@@ -213,13 +213,14 @@ def diff_html(lines) -> str:
     out = []
     for ln in lines:
         cls = "add" if ln.startswith("+") else "del" if ln.startswith("-") else "hunk" if ln.startswith("@@") else "ctx"
-        out.append(f'<span class="{cls}">{esc(ln)}</span>')
+        # The newline sits inside the (block) span: between spans it would add an empty line.
+        out.append(f'<span class="{cls}">{esc(ln)}\n</span>')
     if not out:
         return '<p class="dim">(no change)</p>'
     if len(out) > FOLD_LINES * 3:
-        return (f'<pre class="diff">{chr(10).join(out[:FOLD_LINES])}</pre><details class="more"><summary>show all '
-                f'{len(out):,} diff lines</summary><pre class="diff">{chr(10).join(out[FOLD_LINES:])}</pre></details>')
-    return f'<pre class="diff">{chr(10).join(out)}</pre>'
+        return (f'<pre class="diff">{"".join(out[:FOLD_LINES])}</pre><details class="more"><summary>show all '
+                f'{len(out):,} diff lines</summary><pre class="diff">{"".join(out[FOLD_LINES:])}</pre></details>')
+    return f'<pre class="diff">{"".join(out)}</pre>'
 
 
 def _diff_stat(lines) -> str:

@@ -78,23 +78,23 @@ def test_edit_uses_structured_patch_with_path_and_counts():
     s = summary_of(html)
     assert '<code class="path">/p/app.py</code>' in s
     assert '<span class="dadd">+1</span> <span class="ddel">−1</span>' in s
-    assert '<span class="hunk">@@ -11,3 +11,3 @@</span>' in html
-    assert '<span class="del">-        if n &lt;= 0:</span>' in html
-    assert '<span class="add">+        if n &lt; 1:</span>' in html
-    assert '<span class="ctx">     def restock(self, n):</span>' in html
+    assert '<span class="hunk">@@ -11,3 +11,3 @@\n</span>' in html
+    assert '<span class="del">-        if n &lt;= 0:\n</span>' in html
+    assert '<span class="add">+        if n &lt; 1:\n</span>' in html
+    assert '<span class="ctx">     def restock(self, n):\n</span>' in html
 
 
 def test_edit_without_patch_diffs_old_and_new_strings():
     html = render(call("Edit", {"file_path": "a.txt", "old_string": "one\ntwo\nthree", "new_string": "one\n2\nthree"}, "ok"))
-    assert '<span class="del">-two</span>' in html and '<span class="add">+2</span>' in html
-    assert '<span class="ctx"> one</span>' in html
+    assert '<span class="del">-two\n</span>' in html and '<span class="add">+2\n</span>' in html
+    assert '<span class="ctx"> one\n</span>' in html
 
 
 def test_multiedit_shows_every_edit():
     html = render(call("MultiEdit", {"file_path": "m.py", "edits": [
         {"old_string": "a = 1", "new_string": "a = 2"}, {"old_string": "b = 1", "new_string": "b = 3"}]}, "Applied 2 edits"))
     assert "2 edits" in summary_of(html)
-    for frag in ('<span class="del">-a = 1</span>', '<span class="add">+a = 2</span>', '<span class="add">+b = 3</span>'):
+    for frag in ('<span class="del">-a = 1\n</span>', '<span class="add">+a = 2\n</span>', '<span class="add">+b = 3\n</span>'):
         assert frag in html
 
 
@@ -114,7 +114,7 @@ def test_write_update_shows_diff_and_folds_full_content():
                        {"type": "update", "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 2,
                                                                "lines": [" a,b", "+1,2"]}]}))
     assert "overwritten" in summary_of(html)
-    assert '<span class="add">+1,2</span>' in html
+    assert '<span class="add">+1,2\n</span>' in html
     assert '<details class="more"><summary>full content (2 lines)</summary>' in html
 
 
