@@ -679,6 +679,8 @@ def v_task(call, ctx):
             bits.append(esc(x["status"]))
         if x.get("wasInterrupted"):
             bits.append("interrupted")
+        if x.get("isAsync"):
+            bits.append("launched in the background" + (f' → {esc(x["outputFile"])}' if x.get("outputFile") else ""))
         if x.get("worktreeBranch"):
             bits.append(f'branch {esc(x["worktreeBranch"])}')
         stats = f'<p class="rinfo">{" ".join(f"<span class=chip>{b}</span>" for b in bits)}</p>' if bits else ""
