@@ -732,7 +732,9 @@ def v_ask(call, ctx):
         summary += f' <span class="dim">+{len(qs) - 1} more</span>'
     res = None
     if answers:
-        res = f'<p class="confirm">{_plural(len(answers), "answer")} given (marked ☑ above).</p>'
+        # The answers are ticked above; the tool's own sentence stays, small, as the model read it.
+        said = result_text(call.result) if call.result is not None and _result_is_text_only(call.result) else ""
+        res = f'<p class="confirm">{esc(said) if said else _plural(len(answers), "answer") + " given (marked ☑ above)."}</p>'
     return summary, f'<ol class="questions">{"".join(out)}</ol>', res
 
 
