@@ -54,7 +54,8 @@ def cli():
 
 
 @cli.command()
-@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+# readable=False: an unreadable home is reported by discovery in one line, not by click with a usage block.
+@click.option("--home", type=click.Path(path_type=Path, readable=False), help=HOME_HELP)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
               help="Output folder of the site.")
 @click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
