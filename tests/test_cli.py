@@ -174,15 +174,22 @@ def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch):
     err = _Tty()
     monkeypatch.setattr(sys, "stderr", err)
     p = cli_mod._Progress(True)
+    p(0, 4)
     p(1, 4)
     assert err.getvalue() == ""  # a quick build shows no bar
     p.t0 -= 2.0  # the build has now been running for two seconds
+    p._draw(*p.state, force=True)  # what the ticker does while a long session is still running
+    assert "1/4 sessions · 2 s" in err.getvalue()
     p(2, 4)
     p(4, 4)
     p.close()
     shown = err.getvalue()
-    assert "2/4 sessions" in shown and "4/4 sessions" in shown and "[" + "#" * 30 + "]" in shown
+    assert "4/4 sessions" in shown  # 2/4 came within 0.1 s of the last redraw: skipped, the end never is and "[" + "#" * 30 + "]" in shown
     assert shown.endswith("\n")
+    assert not p._ticker.is_alive()  # the ticker stops with the bar
+    n = len(shown)
+    p._draw(4, 4, force=True)
+    assert len(err.getvalue()) == n  # nothing is drawn after close
     plain = io.StringIO()  # not a terminal (a log file, CI): no bar at all
     monkeypatch.setattr(sys, "stderr", plain)
     q = cli_mod._Progress(True)
