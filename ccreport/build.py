@@ -309,6 +309,8 @@ def build(home: Path, out: Path, opts: Options, progress=None) -> BuildResult:
     jobs.sort(key=lambda j: -j[0].size)
     infos_by_project: dict[str, list] = {}
     done = 0
+    if progress:
+        progress(0, len(jobs))  # the total, before the first (possibly long) session ends
     results_iter = _run(jobs, opts.jobs)
     for r in results_iter:
         done += 1

@@ -198,13 +198,17 @@ def peek_field(path: Path, key: str, limit: int = PEEK_BYTES) -> str | None:
 
 def discover(home: Path) -> Catalog:
     """List the home's projects, sessions and transcripts. Raises HomeError if unusable."""
-    if not home.exists():
-        raise HomeError(f"Claude home not found: {home}")
-    if not home.is_dir():
-        raise HomeError(f"Claude home is not a folder: {home}")
     root = home / "projects"
-    if not root.is_dir():
-        raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home?)")
+    try:
+        if not home.exists():
+            raise HomeError(f"Claude home not found: {home}")
+        if not home.is_dir():
+            raise HomeError(f"Claude home is not a folder: {home}")
+        if not root.is_dir():
+            raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home?)")
+    except OSError as exc:
+        # Path.is_dir() raises (rather than answering False) when a folder may not be entered.
+        raise HomeError(f"cannot read the Claude home {home}: {exc.strerror or exc}") from None
     try:
         names = sorted(os.listdir(root))
     except OSError as exc:
