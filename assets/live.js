@@ -199,7 +199,9 @@
     }
     status(d.error ? "The last rebuild failed; showing the last good version. " + d.error : "");
     var urls = d.urls || [];
-    if (urls.indexOf(here) >= 0 || (d.hello && known !== null)) refresh();
+    if (d.hello) body.setAttribute("data-live", "on");
+    // hello: this stream just (re)connected; whatever changed while it was away is fetched now.
+    if (urls.indexOf(here) >= 0 || d.hello) refresh();
   }
 
   // --- one event stream per browser --------------------------------------------------------------
@@ -208,6 +210,7 @@
     es.addEventListener("change", function (e) {
       var d;
       try { d = JSON.parse(e.data); } catch (err) { return; }
+      if (d && d.hello) body.setAttribute("data-live-stream", "open");  // this tab holds the stream
       onEvent(d);
       if (relay) relay.postMessage(d);
     });
@@ -215,27 +218,30 @@
   }
 
   function start(info) {
-    body.setAttribute("data-live", "on");
+    body.setAttribute("data-live", "connecting");
     if (info && info.error) status("The last rebuild failed; showing the last good version. " + info.error);
-    // The baseline for "did this message change": the page as the server has it now.
-    if (kind === "transcript") {
-      get(location.pathname + location.search).then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (t) { if (t && known === null) known = messageMap(parse(t).getElementById("messages")); })
-        .catch(function () {});
-    }
     window.addEventListener("scroll", function () {
       if (ui.button && !ui.button.hidden && nearBottom()) ui.button.hidden = true;
     }, { passive: true });
-    var bc = ("BroadcastChannel" in window) ? new BroadcastChannel("ccreport-live") : null;
-    if (bc && navigator.locks && navigator.locks.request) {
-      bc.onmessage = function (e) { onEvent(e.data); };
-      // Held until this tab goes away; then the next waiting tab takes over the stream.
-      navigator.locks.request("ccreport-live-leader", function () {
-        return new Promise(function () { connect(bc); });
-      });
-    } else {
-      connect(null);
-    }
+    // The baseline for "did this message change": the page as the server has it now. Then the
+    // stream; its first event (hello) refreshes once more, for changes made in between.
+    var baseline = kind !== "transcript" ? Promise.resolve() :
+      get(location.pathname + location.search).then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (t) { if (t && known === null) known = messageMap(parse(t).getElementById("messages")); })
+        .catch(function () {});
+    baseline.then(function () {
+      var bc = ("BroadcastChannel" in window) ? new BroadcastChannel("ccreport-live") : null;
+      if (bc && navigator.locks && navigator.locks.request) {
+        bc.onmessage = function (e) { onEvent(e.data); };
+        body.setAttribute("data-live", "on");
+        // Held until this tab goes away; then the next waiting tab takes over the stream.
+        navigator.locks.request("ccreport-live-leader", function () {
+          return new Promise(function () { connect(bc); });
+        });
+      } else {
+        connect(null);
+      }
+    });
   }
 
   get(root + "__live").then(function (r) { return r.ok ? r.json() : null; })
