@@ -22,12 +22,15 @@ again. Clients that care re-request ``after=<the line before it>``.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from collections import deque
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
-from .home import Transcript, valid_id
+from .home import Catalog, HomeError, Transcript, discover, valid_id
 from .jsonl import Reader
 from .locate import LocateError, find_session, find_transcript
 from .model import Builder, Message
@@ -48,18 +51,62 @@ class ApiError(Exception):
         self.reason = reason
 
 
+# --- which sessions exist -------------------------------------------------------------------------
+class CatalogCache:
+    """Discovery, reused while the home's listing is unchanged.
+
+    Discovery resolves every file's path (containment), which costs more than answering the
+    request itself. The cached catalog is used only while the projects folder and every project
+    folder keep their modification time (a new session file changes its folder's), and for at most
+    ``ttl`` seconds (a new sub-agent file deeper down shows up within that). Transcript contents
+    are never cached: every request re-reads the file.
+    """
+
+    def __init__(self, ttl: float = 2.0):
+        self.ttl = ttl
+        self.lock = threading.Lock()
+        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog)
+
+    def get(self, home: Path) -> Catalog:
+        sig = _signature(home / "projects")
+        now = time.monotonic()
+        with self.lock:
+            e = self.entry
+            if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
+                return e[3]
+        catalog = discover(home)
+        with self.lock:
+            self.entry = (home, sig, now, catalog)
+        return catalog
+
+
+def _signature(root: Path):
+    try:
+        parts = [os.stat(root).st_mtime_ns]
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir():
+                    parts.append((e.name, e.stat().st_mtime_ns))
+    except OSError:
+        return None
+    return tuple(sorted(parts, key=str))
+
+
 # --- routing ------------------------------------------------------------------------------------
-def handle(home: Path, path: str, query: str, page_size: int = DEFAULT_PAGE_SIZE) -> tuple[int, dict]:
+def handle(home: Path, path: str, query: str, page_size: int = DEFAULT_PAGE_SIZE,
+           cache: CatalogCache | None = None) -> tuple[int, dict]:
     """(status, JSON-able body) for one GET under /api/. Never raises for bad input."""
     try:
-        return 200, _route(home, path, query, page_size)
+        return 200, _route(home, path, query, page_size, cache)
     except ApiError as exc:
         return exc.status, {"error": exc.reason, "status": exc.status}
     except LocateError as exc:
         return exc.status, {"error": str(exc), "status": exc.status}
+    except HomeError as exc:
+        return 404, {"error": str(exc), "status": 404}
 
 
-def _route(home: Path, path: str, query: str, page_size: int) -> dict:
+def _route(home: Path, path: str, query: str, page_size: int, cache: CatalogCache | None = None) -> dict:
     # Split before decoding, so an encoded "/" (%2F) stays inside its segment and is refused there.
     parts = path.strip("/").split("/")
     if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
@@ -68,7 +115,7 @@ def _route(home: Path, path: str, query: str, page_size: int) -> dict:
     if sid != "latest" and not valid_id(sid):
         raise ApiError(400, f"not a valid session id: {sid!r}")
     params = _params(query)
-    session = find_session(home, sid)
+    session = find_session(home, sid, catalog=cache.get(home) if cache else None)
     if parts[3] == "transcripts":
         return {"session_id": session.id, "transcripts": [_describe(t, page_size) for t in session.transcripts]}
     agent = params.get("agent_id")

@@ -224,6 +224,7 @@ class SiteServer(ThreadingHTTPServer):
         self.page_size = page_size
         self.quiet = quiet
         self.stopping = threading.Event()
+        self.catalogs = api.CatalogCache()
         super().__init__(addr, Handler)
 
 
@@ -257,7 +258,8 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/api" or path.startswith("/api/"):
                 if self.server.home is None:
                     return self._json(404, {"error": "no Claude home: the API is off", "status": 404}, head)
-                status, body = api.handle(self.server.home, path, parts.query, self.server.page_size)
+                status, body = api.handle(self.server.home, path, parts.query, self.server.page_size,
+                                          self.server.catalogs)
                 return self._json(status, body, head)
             return self._static(path, head)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
