@@ -188,7 +188,7 @@ def watch_loop(home: Path, rebuild, live: Live, stop: threading.Event, log=None,
     projects = home / "projects"
     # step: how long the watcher waits for the rest of a burst of writes; small, because a person
     # is watching the page. debounce caps a long burst.
-    for changes in watchfiles.watch(projects, stop_event=stop, debounce=400, step=15, rust_timeout=200,
+    for changes in watchfiles.watch(projects, stop_event=stop, debounce=400, step=8, rust_timeout=200,
                                     yield_on_timeout=True, raise_interrupt=False):
         if ready is not None:
             ready.set()
@@ -232,6 +232,9 @@ class Handler(BaseHTTPRequestHandler):
     server: SiteServer
     timeout = SOCKET_TIMEOUT_S
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, a keep-alive client's delayed ACK
+    # stalls every response by ~40 ms.
+    disable_nagle_algorithm = True
 
     def version_string(self):
         return "ccreport"
