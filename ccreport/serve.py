@@ -308,8 +308,9 @@ class Handler(BaseHTTPRequestHandler):
         if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
             ctype += "; charset=utf-8"
         # Pages change under a live server; hashed assets and blobs never change under their name.
-        immutable = f.parent.name in ("assets", "blobs") or "/assets/" in f.as_posix()
-        cache = "public, max-age=31536000, immutable" if immutable and not f.name.endswith(".html") else "no-store"
+        top = f.relative_to(self.server.site).parts[0]
+        immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
+        cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:
             fh = open(f, "rb")
         except OSError:

@@ -57,3 +57,12 @@ def test_serve_with_a_missing_home_is_a_clear_error(tmp_path):
     res = subprocess.run([EXE, "serve", "--home", str(tmp_path / "nope"), "--out", str(tmp_path / "site")],
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and "Claude home not found" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_non_loopback_host_warns_before_listening(tmp_path):
+    # 192.0.2.1 (TEST-NET-1) is never a local address: the bind fails, so nothing is exposed here.
+    home = make_live_home(tmp_path / "home")
+    res = subprocess.run([EXE, "serve", "--home", str(home), "--out", str(tmp_path / "site"), "--host", "192.0.2.1",
+                          "--port", "8000", "-q"], capture_output=True, text=True, timeout=120)
+    assert "warning: listening on 192.0.2.1, not loopback" in res.stderr and "secrets" in res.stderr
+    assert res.returncode == 2 and "cannot listen on 192.0.2.1" in res.stderr and "Traceback" not in res.stderr
