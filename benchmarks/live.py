@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import re
 import shutil
 import statistics
@@ -32,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from serve_helpers import PROJECT, SID, append, conversation, make_live_home, page_url  # noqa: E402
+from serve_helpers import PROJECT, SID, append, make_live_home  # noqa: E402
 from util import CHROMIUM, CHROMIUM_ARGS, user  # noqa: E402
 
 

@@ -37,6 +37,8 @@ def open_live(ctx, running, rel):
     page = ctx.new_page()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.csp_errors = []
+    page.on("console", lambda m: page.csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
     page.goto(running.url + rel)
     page.wait_for_selector("body[data-live-stream=open]", timeout=WAIT)
     page.evaluate("window.__notReloaded = true")
@@ -67,6 +69,7 @@ def test_appended_lines_appear_without_reload(ctx, tmp_path):
         page.wait_for_function("() => document.getElementById('L11').textContent.includes('RESULT-OK')", timeout=WAIT)
         assert page.locator("#messages > #L11").count() == 1 and page.locator("#messages > #L12").count() == 0
         assert page.evaluate("window.__notReloaded") is True and dialogs == []
+        assert page.csp_errors == []  # live.js works under the pages' CSP (no inline script, no eval)
     finally:
         running.stop()
 

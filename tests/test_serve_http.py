@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
+import re
 import shutil
 import socket
-import threading
-from pathlib import Path
 
 import pytest
 
@@ -354,3 +352,14 @@ def test_failed_rebuild_keeps_the_last_good_site(tmp_path):
     with pytest.raises(RebuildFailed, match="projects"):
         FullRebuild(home, site, Options())()
     assert (site / page_url(1)).read_bytes() == before
+
+
+def test_api_messages_are_the_pages_messages(served):
+    """Same model as the site: every API message's line is a message anchor on some page."""
+    status, body = api(served, f"/api/sessions/{SID}/transcript?limit=200&offset=0")
+    status, rest = api(served, f"/api/sessions/{SID}/transcript?limit=200&offset=200")
+    lines = [m["line"] for m in body["messages"] + rest["messages"]]
+    assert len(lines) == body["total"]
+    pages = "".join(p.read_text() for p in sorted((served.site / "p" / PROJECT / SID).glob("page-*.html")))
+    anchors = {int(n) for n in re.findall(r'<(?:article|div) class="msg[^"]*" id="L(\d+)"', pages)}
+    assert set(lines) == anchors
