@@ -44,6 +44,7 @@
 
   // --- small UI, built with DOM calls only ---------------------------------------------------
   function status(text) {
+    if (!ui.status && !text) return;
     if (!ui.status) {
       ui.status = document.createElement("div");
       ui.status.className = "live-status";
