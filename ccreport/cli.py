@@ -113,3 +113,95 @@ def build(home, out, page_size, jobs, quiet):
 
 def main():
     cli(prog_name="ccreport")
+
+
+# --- serve ---
+@cli.command()
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="Output folder of the site (built first, then served).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback exposes your transcripts to the network.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port (the next free one is used if it is taken; 0 = any free port).")
+@click.option("--watch", is_flag=True, help="Rebuild when transcripts change and update open pages live.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
+@click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
+              help="Messages per transcript page.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes for the first build.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors (no request log).")
+def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
+    """Build the site, then serve it (and the transcript API) over HTTP."""
+    from .build import Options, build as run_build
+    from .serve import FullRebuild, Live, PortError, Running, is_loopback, make_server
+
+    home = resolve_home(str(home) if home else None)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
+    try:
+        res = run_build(home, out, opts)
+    except HomeError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
+    for err in res.errors:
+        click.echo(f"ccreport: error: {err}", err=True)
+    if not quiet:
+        click.echo(res.summary_line(out), err=True)
+    if not is_loopback(host):
+        click.echo(f"ccreport: warning: listening on {host}, not loopback: anyone who can reach this address can "
+                   "read every transcript, and transcripts may hold secrets (keys, tokens, file contents).", err=True)
+    live = Live(out) if watch else None
+    try:
+        server = make_server(out, home, host, port, live, page_size=page_size, quiet=quiet)
+    except PortError as exc:
+        _fail(str(exc))
+    if port and server.server_address[1] != port:
+        click.echo(f"ccreport: port {port} is in use; serving on port {server.server_address[1]} instead.", err=True)
+    # Watch runs the same build as the first one, but in this process: one session at a time is
+    # fast enough for the few files a live session touches.
+    rebuild = FullRebuild(home, out, Options(page_size=page_size, jobs=1, quiet=True)) if watch else None
+    running = Running(server, rebuild, home, log=lambda m: click.echo(f"ccreport: {m}", err=True))
+    running.start()
+    click.echo(f"ccreport: serving {out} at {running.url}" + (" (live: watching for changes)" if watch else "")
+               + " · Ctrl-C to stop", err=True)
+    if open_browser:
+        import webbrowser
+
+        threading.Thread(target=webbrowser.open, args=(running.url,), daemon=True).start()
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        click.echo("ccreport: stopping", err=True)
+    finally:
+        running.stop()
+
+
+# --- tail ---
+@cli.command()
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.argument("session")
+@click.option("-n", "lines", type=click.IntRange(0, None), default=200, show_default=True,
+              help="How many of the last lines to show (0 = all).")
+@click.option("--agent", default=None, help="A sub-agent transcript id of the session (default: the main one).")
+@click.option("--json", "as_json", is_flag=True, help="Print seed-003's JSON shape instead of readable turns.")
+def tail(home, session, lines, agent, as_json):
+    """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
+    from .locate import LocateError
+    from .tail import readable, tail as run_tail
+
+    home = resolve_home(str(home) if home else None)
+    try:
+        result = run_tail(home, session, lines, agent)
+    except LocateError as exc:
+        _fail(str(exc), 2 if exc.status == 400 else 1)
+    except HomeError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot read the transcript: {exc.strerror or exc}", 1)
+    if as_json:
+        import orjson
+
+        click.echo(orjson.dumps(result).decode())
+    else:
+        click.echo(readable(result))

@@ -1,0 +1,187 @@
+"""Benchmark of `ccreport serve --watch`: append → visible latency, and requests/s under local load.
+
+    .venv/bin/python benchmarks/live.py [--appends 25] [--clients 8] [--seconds 10] [--home DIR]
+
+1. Latency: a server (`ccreport serve --watch`, its own process) serves a home; Debian's chromium
+   opens the session's last page; the benchmark appends one line at a time to the transcript and
+   measures, on one clock, from just before the write to the moment the page's DOM holds the new
+   message (a MutationObserver stamps it). Median and p95 over --appends appends.
+2. Load: --clients threads with keep-alive connections hammer pages, then the API, for --seconds
+   each, on 127.0.0.1 only. Requests/s and the error count (any non-200 or socket error).
+
+--home copies that Claude home to a temporary folder first (the original is never written);
+without it a small synthetic home is made (3 sessions). Everything lives under /tmp/serve-bench-*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from serve_helpers import PROJECT, SID, append, make_live_home  # noqa: E402
+from util import CHROMIUM, CHROMIUM_ARGS, user  # noqa: E402
+
+
+def start_server(home: Path, site: Path, watch: bool, page_size: int = 50) -> tuple[subprocess.Popen, str]:
+    exe = Path(sys.executable).with_name("ccreport")
+    cmd = [str(exe), "serve", "--home", str(home), "--out", str(site), "--port", "0", "-q", "-j", "2",
+           "--page-size", str(page_size)]
+    if watch:
+        cmd.append("--watch")
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        m = re.search(r"at (http://\S+/)", line)
+        if m:
+            threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+            return proc, m.group(1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def pct(values, p):
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(p / 100 * len(s) + 0.5) - 1))]
+
+
+# --- 1. append → visible ----------------------------------------------------------------------------
+def latency(url: str, transcript: Path, rel_page: str, appends: int) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url + rel_page)
+        page.wait_for_selector("body[data-live-stream=open]", timeout=30_000)
+        # Stamp each new message the moment it enters the DOM (epoch ms, like time.time()).
+        page.evaluate("""() => {
+            window.__seen = {};
+            new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes)
+                if (n.id) window.__seen[n.id] = performance.timeOrigin + performance.now(); })
+              .observe(document.getElementById('messages'), {childList: true});
+        }""")
+        with open(transcript, "rb") as fh:
+            line = sum(1 for _ in fh)
+        for i in range(appends):
+            line += 1
+            entry = user(f"bench{i}", f"benchmark message {i}", sid=transcript.stem,
+                         ts=f"2025-07-01T10:00:{i % 60:02d}.000Z")
+            time.sleep(0.4)  # one append at a time: each one is its own rebuild
+            t0 = time.time() * 1000
+            append(transcript, [entry])
+            page.wait_for_function(f"() => window.__seen['L{line}'] !== undefined", timeout=30_000)
+            out.append(page.evaluate(f"() => window.__seen['L{line}']") - t0)
+        browser.close()
+    return out
+
+
+# --- 2. load ------------------------------------------------------------------------------------------
+def load(url: str, paths: list[str], clients: int, seconds: float) -> dict:
+    host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+    assert host in ("127.0.0.1", "localhost"), "load only against the loopback"
+    counts = [0] * clients
+    errors = [0] * clients
+    stop = time.monotonic() + seconds
+
+    def client(k):
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        i = k
+        while time.monotonic() < stop:
+            path = paths[i % len(paths)]
+            i += 1
+            try:
+                conn.request("GET", path)
+                resp = conn.getresponse()
+                resp.read()
+                if resp.status != 200:
+                    errors[k] += 1
+                else:
+                    counts[k] += 1
+            except (OSError, http.client.HTTPException):
+                errors[k] += 1
+                conn.close()
+                conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.close()
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.monotonic() - t0
+    return {"requests": sum(counts), "errors": sum(errors), "rps": sum(counts) / took, "seconds": round(took, 1)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--appends", type=int, default=25, help="at most page size - 11 with the synthetic home")
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--home", type=Path, help="a Claude home to copy (default: a small synthetic one)")
+    ap.add_argument("--session", help="with --home: the session id to append to (default: the biggest main file)")
+    ap.add_argument("--skip-load", action="store_true")
+    ap.add_argument("--page-size", type=int, default=50,
+                    help="the appends must stay on the open last page: raise it for a --home whose last page is nearly full")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="serve-bench-", dir="/tmp"))
+    try:
+        if args.home:
+            home = tmp / "home"
+            shutil.copytree(args.home, home, symlinks=True)
+            mains = [p for p in (home / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-")]
+            transcript = next(p for p in mains if p.stem == args.session) if args.session else max(mains, key=lambda p: p.stat().st_size)
+            project, sid = transcript.parent.name, transcript.stem
+        else:
+            # 11 messages: the appends stay on the first page (size 50), as a live session's last page.
+            home = make_live_home(tmp / "home", turns=5)
+            transcript = home / "projects" / PROJECT / f"{SID}.jsonl"
+            project, sid = PROJECT, SID
+        site = tmp / "site"
+        proc, url = start_server(home, site, watch=True, page_size=args.page_size)
+        try:
+            pages = sorted((site / "p" / project / sid).glob("page-*.html"))
+            rel_last = pages[-1].relative_to(site).as_posix()
+            lat = latency(url, transcript, rel_last, args.appends)
+            result = {"home": str(args.home or "synthetic (3 sessions)"), "appends": len(lat),
+                      "latency_ms": {"p50": round(statistics.median(lat), 1), "p95": round(pct(lat, 95), 1),
+                                     "min": round(min(lat), 1), "max": round(max(lat), 1)}}
+            if not args.skip_load:
+                page_paths = ["/", f"/p/{project}/index.html", f"/p/{project}/{sid}/index.html", "/" + rel_last,
+                              "/" + pages[0].relative_to(site).as_posix()]
+                api_paths = [f"/api/sessions/{sid}/transcript?limit=50", f"/api/sessions/{sid}/transcripts",
+                             f"/api/sessions/{sid}/transcript?limit=50&before=200", f"/api/sessions/{sid}/transcript?after=1&limit=20"]
+                result["pages"] = load(url, page_paths, args.clients, args.seconds)
+                result["api"] = load(url, api_paths, args.clients, args.seconds)
+                result["clients"] = args.clients
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        print(json.dumps(result, indent=2))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""The read-only transcript API served by ``ccreport serve`` (seed-000's contract, with cursors).
+
+    GET /api/sessions/<id>/transcripts
+    GET /api/sessions/<id>/transcript?agent_id=&limit=&after=&before=&offset=
+
+Messages are the site's own messages: the file is streamed through jsonl.Reader, model.Builder
+and pages.paginate with the site's page size, so the API and the pages agree on what a message is
+and on its anchor line (#L<line>). The file is re-read on every request (no cache: it may be
+growing) and memory is bounded by one page plus the ``limit`` messages kept.
+
+Cursors are the JSONL line of a message's first line:
+
+* default: the latest ``limit`` messages;
+* ``after=N``: the first ``limit`` messages whose line is > N (so ``after=last_line`` never repeats);
+* ``before=M``: the latest ``limit`` messages whose line is < M (page back to the first message);
+* ``offset=K``: skip K messages, return the next ``limit`` (legacy).
+
+A message that is still being written (the last one, when its tool result or the next content
+block of the same API response has not arrived yet) grows in place; ``after`` does not send it
+again. Clients that care re-request ``after=<the line before it>``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import parse_qs, unquote
+
+from .home import Catalog, HomeError, Transcript, discover, valid_id
+from .jsonl import Reader
+from .locate import LocateError, find_session, find_transcript
+from .model import Builder, Message
+from .pages import DEFAULT_PAGE_SIZE, paginate
+
+LIMIT_DEFAULT = 50
+LIMIT_MAX = 200
+# One string in a message is cut here (seed-000: "truncate individual content exceeding 10KB").
+TEXT_MAX = 10 * 1024
+TYPE_NAMES = {"main": "main", "agent": "subagent", "compaction": "compaction",
+              "side_question": "side_question", "prompt_suggestion": "prompt_suggestion"}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+# --- which sessions exist -------------------------------------------------------------------------
+class CatalogCache:
+    """Discovery, reused while the home's listing is unchanged.
+
+    Discovery resolves every file's path (containment), which costs more than answering the
+    request itself. The cached catalog is used only while the projects folder and every project
+    folder keep their modification time (a new session file changes its folder's), and for at most
+    ``ttl`` seconds (a new sub-agent file deeper down shows up within that). Transcript contents
+    are never cached: every request re-reads the file.
+    """
+
+    def __init__(self, ttl: float = 2.0):
+        self.ttl = ttl
+        self.lock = threading.Lock()
+        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog)
+
+    def get(self, home: Path) -> Catalog:
+        sig = _signature(home / "projects")
+        now = time.monotonic()
+        with self.lock:
+            e = self.entry
+            if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
+                return e[3]
+        catalog = discover(home)
+        with self.lock:
+            self.entry = (home, sig, now, catalog)
+        return catalog
+
+
+def _signature(root: Path):
+    try:
+        parts = [os.stat(root).st_mtime_ns]
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir():
+                    parts.append((e.name, e.stat().st_mtime_ns))
+    except OSError:
+        return None
+    return tuple(sorted(parts, key=str))
+
+
+# --- routing ------------------------------------------------------------------------------------
+def handle(home: Path, path: str, query: str, page_size: int = DEFAULT_PAGE_SIZE,
+           cache: CatalogCache | None = None) -> tuple[int, dict]:
+    """(status, JSON-able body) for one GET under /api/. Never raises for bad input."""
+    try:
+        return 200, _route(home, path, query, page_size, cache)
+    except ApiError as exc:
+        return exc.status, {"error": exc.reason, "status": exc.status}
+    except LocateError as exc:
+        return exc.status, {"error": str(exc), "status": exc.status}
+    except HomeError as exc:
+        return 404, {"error": str(exc), "status": 404}
+
+
+def _route(home: Path, path: str, query: str, page_size: int, cache: CatalogCache | None = None) -> dict:
+    # Split before decoding, so an encoded "/" (%2F) stays inside its segment and is refused there.
+    parts = path.strip("/").split("/")
+    if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
+        raise ApiError(404, f"no such API endpoint: {path}")
+    sid = unquote(parts[2])
+    if sid != "latest" and not valid_id(sid):
+        raise ApiError(400, f"not a valid session id: {sid!r}")
+    params = _params(query)
+    session = find_session(home, sid, catalog=cache.get(home) if cache else None)
+    if parts[3] == "transcripts":
+        return {"session_id": session.id, "transcripts": [_describe(t, page_size) for t in session.transcripts]}
+    agent = params.get("agent_id")
+    if agent is not None and agent != "main" and not valid_id(agent):
+        raise ApiError(400, f"not a valid agent id: {agent!r}")
+    t = find_transcript(session, agent)
+    return dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
+                                  after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
+                                  offset=_int(params, "offset", None, 0), page_size=page_size),
+                session_id=session.id, agent_id=t.id)
+
+
+def _params(query: str) -> dict[str, str]:
+    try:
+        raw = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=20)
+    except ValueError:
+        raise ApiError(400, "too many query parameters") from None
+    return {k: v[-1] for k, v in raw.items()}
+
+
+def _int(params: dict, name: str, default, minimum: int):
+    value = params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        raise ApiError(400, f"{name} must be an integer, not {value!r}") from None
+    if n < minimum:
+        raise ApiError(400, f"{name} must be ≥ {minimum}")
+    return n
+
+
+# --- the transcripts of a session ---------------------------------------------------------------
+def _describe(t: Transcript, page_size: int) -> dict:
+    count = 0
+    try:
+        for _ in iter_messages(t.path, page_size):
+            count += 1
+    except OSError:
+        count = None
+    name = "Main Agent" if t.kind == "main" else (t.agent_type or t.label)
+    return {"id": t.id, "name": name, "type": TYPE_NAMES.get(t.kind, t.kind), "agent_type": t.agent_type,
+            "description": t.description, "message_count": count, "has_transcript": count is not None}
+
+
+# --- one transcript -------------------------------------------------------------------------------
+def iter_messages(path: Path, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[Message]:
+    """Every message of the file in order, each final (taken from a finished or the last page)."""
+    with open(path, "rb") as fh:
+        for page in paginate(Reader(fh), Builder(), page_size):
+            yield from page.messages
+            page.messages = []
+
+
+def transcript_window(path: Path, limit: int = LIMIT_DEFAULT, after: int | None = None, before: int | None = None,
+                      offset: int | None = None, page_size: int = DEFAULT_PAGE_SIZE) -> dict:
+    """The messages one request asks for, with ``total``, ``has_more`` and the line cursors."""
+    if offset is not None and (after is not None or before is not None):
+        raise ApiError(400, "offset cannot be combined with after/before")
+    if after is not None and before is not None:
+        raise ApiError(400, "after and before cannot be combined")
+    limit = min(limit, LIMIT_MAX)
+    total = 0
+    matching = 0  # messages that pass the cursor
+    if after is not None or offset is not None:
+        kept: list | deque = []
+    else:
+        kept = deque(maxlen=limit)
+    try:
+        for m in iter_messages(path, page_size):
+            total += 1
+            if after is not None and m.line <= after:
+                continue
+            if before is not None and m.line >= before:
+                continue
+            matching += 1
+            if offset is not None and matching <= offset:
+                continue
+            if isinstance(kept, list):
+                if len(kept) < limit:
+                    kept.append(message_json(m))
+            else:
+                kept.append(m)
+    except FileNotFoundError:
+        # seed-000: a transcript that is not there (any more) is an empty one, not an error.
+        pass
+    msgs = [message_json(m) if isinstance(m, Message) else m for m in kept]
+    shown = len(msgs)
+    if offset is not None:
+        has_more = matching > offset + shown
+    else:
+        has_more = matching > shown
+    return {"messages": msgs, "total": total, "has_more": has_more,
+            "first_line": msgs[0]["line"] if msgs else 0, "last_line": msgs[-1]["line"] if msgs else 0}
+
+
+# --- one message as JSON ------------------------------------------------------------------------
+def message_json(m: Message) -> dict:
+    out: dict[str, Any] = {"type": m.kind, "line": m.line, "lines": list(m.lines), "timestamp": m.timestamp}
+    if m.model:
+        out["model"] = m.model
+    if m.usage:
+        out["usage"] = dict(m.usage)
+    if m.sidechain:
+        out["sidechain"] = True
+    if m.kind == "malformed":
+        out["content"] = [{"type": "malformed", "text": _cut(m.raw or ""), "error": m.error}]
+        return out
+    if m.kind in ("system", "other") and m.entry is not None:
+        e = m.entry
+        out["subtype"] = e.get("subtype") if m.kind == "system" else e.get("type")
+        text = e.get("content")
+        out["content"] = [{"type": "text", "text": _cut(text)}] if isinstance(text, str) else [{"type": "entry", "entry": _clip(e)}]
+        return out
+    if m.late_call:
+        out["call"] = dict(m.late_call)
+    out["content"] = [_block(kind, payload) for kind, payload in m.blocks]
+    return out
+
+
+def _block(kind: str, payload: Any) -> dict:
+    if kind == "text":
+        return {"type": "text", "text": _cut(payload)}
+    if kind == "thinking":
+        return {"type": "thinking", "text": _cut(payload.get("thinking") or "")}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking"}
+    if kind == "tool_use":
+        b = {"type": "tool_use", "name": payload.name, "id": payload.id, "input": _clip(payload.input)}
+        if payload.result is not None:
+            b["result"] = _result(payload.result)
+        return b
+    if kind == "tool_result":
+        return dict(_result(payload), type="tool_result")
+    if kind in ("image", "document"):
+        src = payload.get("source") if isinstance(payload.get("source"), dict) else {}
+        return {"type": kind, "media_type": src.get("media_type"), "source_type": src.get("type"),
+                "size": len(src.get("data") or "") if isinstance(src.get("data"), str) else None}
+    if kind == "entry":
+        line, obj, size = payload
+        return {"type": "entry", "line": line, "entry_type": obj.get("type"), "size": size}
+    return {"type": "unknown", "value": _clip(payload)}
+
+
+def _result(r) -> dict:
+    return {"tool_use_id": r.tool_use_id, "content": _clip(r.content), "is_error": r.is_error, "line": r.line}
+
+
+def _cut(s: Any) -> Any:
+    if isinstance(s, str) and len(s) > TEXT_MAX:
+        return s[:TEXT_MAX] + "[truncated]"
+    return s
+
+
+def _clip(v: Any, depth: int = 0) -> Any:
+    """JSON value with every long string cut (images and pasted files stay small in the API)."""
+    if isinstance(v, str):
+        return _cut(v)
+    if depth > 20:
+        return "[truncated]"
+    if isinstance(v, dict):
+        return {str(k): _clip(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clip(x, depth + 1) for x in v]
+    return v

@@ -1,0 +1,129 @@
+"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003).
+
+The id is checked before anything is opened (no ``/``, ``\\`` or ``..``); the session is resolved by
+locate.py, whose answer is contained in the home's projects folder once symlinks are resolved (a
+path that escapes reads as "not found"). The file is read once, counting every line and keeping
+only the last N in a deque: memory is N lines whatever the file's size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from pathlib import Path
+
+import orjson
+
+from .home import contained
+from .jsonl import parse_line
+from .locate import LocateError, check_id, find_session, find_transcript
+
+DEFAULT_LINES = 200
+# Terminal control characters from a transcript must not reach the reader's terminal as commands.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+TEXT_SHOWN = 2000  # characters of one text block in the readable form
+DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
+
+
+def check_spec(spec: str) -> None:
+    """Refuse what could name a path before any file is touched (seed-003 R2.2)."""
+    if not spec or "/" in spec or "\\" in spec or ".." in spec:
+        raise LocateError(f"not a valid session id: {spec!r}", status=400)
+    if spec != "latest":
+        check_id(spec)
+
+
+def tail(home: Path, spec: str, n: int = DEFAULT_LINES, agent: str | None = None) -> dict:
+    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
+    if n < 0:
+        raise LocateError("-n must be ≥ 0", status=400)
+    check_spec(spec)
+    if agent is not None and agent != "main":
+        check_id(agent, "agent id")
+    session = find_session(home, spec)
+    t = find_transcript(session, agent)
+    root = home / "projects"
+    resolved = t.path.resolve()
+    if not contained(resolved, root) or not resolved.is_file():
+        raise LocateError(f"no session {spec} in {root}")
+    total, lines = read_tail(resolved, n)
+    return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
+            "truncated": total > len(lines), "entries": [entry_of(raw) for raw in lines]}
+
+
+def read_tail(path: Path, n: int) -> tuple[int, list[bytes]]:
+    """(line count, the last n lines) in one pass. n == 0 keeps every line (seed-003: ``tail or None``)."""
+    kept: deque[bytes] = deque(maxlen=n or None)
+    total = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            total += 1
+            kept.append(raw)
+    return total, list(kept)
+
+
+def entry_of(raw: bytes) -> dict:
+    body = raw.rstrip(b"\n").rstrip(b"\r")
+    obj, _err = parse_line(body)
+    if obj is None:
+        return {"malformed": body.decode("utf-8", errors="replace")}
+    return obj
+
+
+# --- the readable form ------------------------------------------------------------------------
+def readable(result: dict) -> str:
+    out = [f"{result['path']} · {result['totalLines']:,} lines"
+           + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")]
+    first = result["totalLines"] - len(result["entries"]) + 1
+    for i, e in enumerate(result["entries"]):
+        out.extend(_turn(first + i, e))
+    return "\n".join(out)
+
+
+def _clean(s: str, limit: int) -> str:
+    s = _CONTROL.sub("?", s.replace("\r\n", "\n").replace("\t", "    "))
+    return s if len(s) <= limit else s[:limit] + f"… [{len(s) - limit:,} more characters]"
+
+
+def _short(v) -> str:
+    if isinstance(v, str):
+        return _clean(v, DETAIL_SHOWN)
+    try:
+        return _clean(orjson.dumps(v).decode(), DETAIL_SHOWN)
+    except TypeError:
+        return _clean(repr(v), DETAIL_SHOWN)
+
+
+def _turn(line: int, e: dict) -> list[str]:
+    if "malformed" in e and len(e) == 1:
+        return [f"── line {line} · malformed line", "  " + _clean(e["malformed"], DETAIL_SHOWN)]
+    etype = e.get("type") if isinstance(e.get("type"), str) else "(no type)"
+    ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else ""
+    msg = e.get("message") if isinstance(e.get("message"), dict) else {}
+    head = f"── line {line} · {etype}"
+    if etype == "assistant" and isinstance(msg.get("model"), str):
+        head += f" ({_clean(msg['model'], 80)})"
+    if ts:
+        head += f" · {_clean(ts.replace('T', ' ')[:19], 40)}"
+    body: list[str] = []
+    content = msg.get("content") if msg else e.get("content")
+    if isinstance(content, str):
+        body.append(_clean(content, TEXT_SHOWN))
+    elif isinstance(content, list):
+        for b in content:
+            if not isinstance(b, dict):
+                body.append(_short(b))
+            elif b.get("type") == "text":
+                body.append(_clean(str(b.get("text", "")), TEXT_SHOWN))
+            elif b.get("type") == "thinking":
+                body.append("[thinking] " + _clean(str(b.get("thinking", "")), DETAIL_SHOWN))
+            elif b.get("type") == "tool_use":
+                body.append(f"[{_clean(str(b.get('name')), 80)}] {_short(b.get('input'))}")
+            elif b.get("type") == "tool_result":
+                err = " (error)" if b.get("is_error") else ""
+                body.append(f"[result{err}] {_short(b.get('content'))}")
+            else:
+                body.append(f"[{_clean(str(b.get('type')), 40)}]")
+    elif etype not in ("user", "assistant", "system"):
+        return [head]  # bookkeeping lines: one line each
+    return [head] + ["  " + ln for chunk in body for ln in chunk.split("\n")]
