@@ -49,7 +49,8 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
         body = _tag("local-command-caveat", s)
         if body is None:
             return _folded("Caveat (injected by Claude Code)", pre(s)), "user injected", "Injected"
-        return _folded("Caveat (injected by Claude Code)", pre(body, source=False)) + src(), "user injected", "Injected"
+        # Already folded: the source goes inside the fold, not as a second line under it.
+        return _folded("Caveat (injected by Claude Code)", pre(body, source=False) + src()), "user injected", "Injected"
     name = _tag("command-name", s)
     if name is not None and ("<command-message>" in s or s.startswith("<command-name>")):
         args = _tag("command-args", s) or ""
@@ -94,7 +95,7 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
             inner = _tag(tag, s)
             if inner is None:
                 return _folded(label, pre(s)), "user injected", label
-            return _folded(label, pre(inner, source=False)) + src(), "user injected", label
+            return _folded(label, pre(inner, source=False) + src()), "user injected", label
     rest, reminders = _reminders(text, source=False)
     if not reminders:
         return f'<div class="prompt">{esc(rest)}</div>', None, None

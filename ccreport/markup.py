@@ -271,13 +271,13 @@ def folded_html(head_html: str, rest_html: str, label: str) -> str:
 # stays on the page, folded, so nothing is lost: the readable view above already shows the
 # content, so this copy keeps only the head of the text (with the full size stated) to stay light.
 SOURCE_MAX = 2_048
-# Control characters show as their Unicode pictures (ESC as ␛): visible, and valid in HTML.
+# Control characters show as the JSON escape the transcript file holds (ESC as \u001b): visible
+# in any font (the ␛ picture is missing from common monospace fonts), valid HTML, and grep-able.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def _picture(m: re.Match) -> str:
-    c = ord(m.group(0))
-    return "\u2421" if c == 0x7F else chr(0x2400 + c)
+def _json_escape(m: re.Match) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
 
 
 def source_fold(original: str, limit: int = SOURCE_MAX) -> str:
@@ -288,4 +288,4 @@ def source_fold(original: str, limit: int = SOURCE_MAX) -> str:
         label = (f"source ({human_size(len(original.encode('utf-8', 'replace')))}, "
                  f"first {limit:,} of {len(original):,} characters shown)")
     return (f'<details class="raw"><summary>{esc(label)}</summary>'
-            f"<pre>{esc(_CONTROLS.sub(_picture, shown))}</pre></details>")
+            f"<pre>{esc(_CONTROLS.sub(_json_escape, shown))}</pre></details>")

@@ -161,8 +161,9 @@ def test_bash_command_description_stdout_stderr_and_ansi():
     assert '<code class="cmdline">pytest -q</code>' in s and "Run tests" in s
     assert '<span class="ansi-fg32">3 passed</span>' in html
     assert '<div class="lbl">stderr</div><pre class="term err">warn &lt;b&gt;</pre>' in html
-    # The colours dropped the escapes: the text with them follows, folded (ESC shown as ␛); plain stderr has none.
-    assert sources(html) == ["␛[32m3 passed␛[0m"]
+    # The colours dropped the escapes: the text with them follows, folded (ESC written \u001b as in
+    # the JSONL); the plain stderr needs no copy.
+    assert sources(html) == ["\\u001b[32m3 passed\\u001b[0m"]
     no_unsafe(html)
 
 
@@ -187,7 +188,7 @@ def test_powershell_and_bash_output():
     assert '<span class="chip">status running</span>' in bo
     assert '<span class="ansi-b">VITE</span> ready' in bo
     # One source for the whole tagged text (not a second one for the ANSI inside it).
-    assert sources(bo) == ["<status>running</status>\n\n<stdout>\n␛[1mVITE␛[0m ready\n</stdout>\n\n<timestamp>t</timestamp>"]
+    assert sources(bo) == ["<status>running</status>\n\n<stdout>\n\\u001b[1mVITE\\u001b[0m ready\n</stdout>\n\n<timestamp>t</timestamp>"]
     no_unsafe(bo)
 
 
@@ -197,7 +198,7 @@ def test_bash_mode_tags():
     assert '<span class="prompt-sign">$ </span>ls -la' in html
     assert '<span class="ansi-fg34">dir</span>' in html and "Bash output" in html
     assert sources(html) == ["<bash-input>ls -la</bash-input>",
-                             "<bash-stdout>␛[34mdir␛[0m</bash-stdout><bash-stderr></bash-stderr>"]
+                             "<bash-stdout>\\u001b[34mdir\\u001b[0m</bash-stdout><bash-stderr></bash-stderr>"]
     no_unsafe(html)
 
 
@@ -362,7 +363,7 @@ def test_slash_command_chip_and_terminal_output():
     assert '<pre class="term">Set <span class="ansi-b">opus</span></pre>' in html
     assert sources(html) == ["<command-name>/model</command-name>\n  <command-message>model</command-message>\n"
                              "  <command-args>opus</command-args>",
-                             "<local-command-stdout>Set ␛[1mopus␛[22m</local-command-stdout>"]
+                             "<local-command-stdout>Set \\u001b[1mopus\\u001b[22m</local-command-stdout>"]
     no_unsafe(html)
 
 
@@ -384,6 +385,9 @@ def test_injected_text_folded_and_labelled():
                              "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>",
                              "<user-prompt-submit-hook>run tests first</user-prompt-submit-hook>",
                              "real question\n<system-reminder>be careful</system-reminder>"]
+    # A fold's source sits inside that fold (no extra line under a closed fold).
+    assert ('<summary>IDE: opened file</summary><pre>The user opened the file a.py in the IDE.</pre>'
+            '<details class="raw"><summary>source</summary>') in html
 
 
 def test_task_notification_card_and_interrupt_marker():
@@ -538,7 +542,7 @@ def test_source_copy_is_capped_and_states_the_full_size():
     big = "<local-command-stdout>" + "\x1b[1mx\x1b[0m row\n" * 2000 + "</local-command-stdout>"
     html = render([user("u1", big)])
     [shown] = sources(html)
-    assert shown == big[:SOURCE_MAX].replace("\x1b", "␛")
+    assert shown == big[:SOURCE_MAX].replace("\x1b", "\\u001b")
     assert len(big) > 10 * SOURCE_MAX  # the cap is what keeps the page light
     assert f"<summary>source ({human_size(len(big.encode()))}, first {SOURCE_MAX:,} of {len(big):,} characters shown)</summary>" in html
     no_unsafe(html)
