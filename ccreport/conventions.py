@@ -32,6 +32,12 @@ def _reminders(text: str, source: bool = True) -> tuple[str, str]:
     return rest, html
 
 
+def _into_last_fold(folds_html: str, extra: str) -> str:
+    """folds_html (ending in a </details>) with extra placed inside its last fold."""
+    end = "</details>"
+    return folds_html[: -len(end)] + extra + end if folds_html.endswith(end) else folds_html + extra
+
+
 def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]:
     """(html, message css class or None, header label or None) for one user text block.
 
@@ -100,7 +106,7 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if not reminders:
         return f'<div class="prompt">{esc(rest)}</div>', None, None
     if not rest.strip():
-        return reminders + src(), "user injected", "Injected"
+        return _into_last_fold(reminders, src()), "user injected", "Injected"
     return f'<div class="prompt">{esc(rest)}</div>{reminders}{src()}', None, None
 
 
@@ -292,7 +298,7 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
     if err is not None and text.strip().startswith("<tool_use_error>"):
         return f'<p class="tool-error">⚠ {esc(err.strip())}</p>' + reminders + src
     if not text and reminders:
-        return reminders + src
+        return _into_last_fold(reminders, src)  # only reminders: the source goes inside their fold
     return pre(text, cls=cls, source=inner) + reminders + src
 
 

@@ -138,6 +138,10 @@ def test_read_real_line_numbers_parsed_out_and_range_in_summary():
     # The number is shown once, in the gutter; the reminder is folded, not mixed into the code.
     assert "    10→" not in html
     assert '<details class="injected"><summary>System reminder</summary>' in html
+    # Its tags went; their source sits inside the reminder's own fold (no extra line under it).
+    assert sources(html) == ["<system-reminder>\nconsider malware\n</system-reminder>"]
+    assert ('<pre>consider malware</pre><details class="raw"><summary>source</summary><pre>&lt;system-reminder&gt;'
+            '\nconsider malware\n&lt;/system-reminder&gt;</pre></details></details>') in html
 
 
 def test_parse_numbered_handles_tab_form_and_rejects_plain_text():
@@ -374,6 +378,7 @@ def test_injected_text_folded_and_labelled():
         user("u3", "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>"),
         user("u4", "<user-prompt-submit-hook>run tests first</user-prompt-submit-hook>"),
         user("u5", "real question\n<system-reminder>be careful</system-reminder>"),
+        user("u6", "<system-reminder>only this</system-reminder>"),
     ])
     assert '<details class="injected"><summary>Caveat (injected by Claude Code)</summary>' in html
     assert "<summary>Skill instructions (not typed by the user)</summary>" in html
@@ -384,10 +389,13 @@ def test_injected_text_folded_and_labelled():
     assert sources(html) == ["<local-command-caveat>Caveat: The messages below were generated</local-command-caveat>",
                              "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>",
                              "<user-prompt-submit-hook>run tests first</user-prompt-submit-hook>",
-                             "real question\n<system-reminder>be careful</system-reminder>"]
+                             "real question\n<system-reminder>be careful</system-reminder>",
+                             "<system-reminder>only this</system-reminder>"]
     # A fold's source sits inside that fold (no extra line under a closed fold).
     assert ('<summary>IDE: opened file</summary><pre>The user opened the file a.py in the IDE.</pre>'
             '<details class="raw"><summary>source</summary>') in html
+    assert ('<pre>only this</pre><details class="raw"><summary>source</summary><pre>&lt;system-reminder&gt;only this'
+            '&lt;/system-reminder&gt;</pre></details></details>') in html
 
 
 def test_task_notification_card_and_interrupt_marker():
