@@ -8,7 +8,7 @@ import re
 
 import orjson
 
-from .markup import esc, human_size, markdown, pre
+from .markup import esc, human_size, markdown, pre, source_fold
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
@@ -22,54 +22,70 @@ def _folded(label: str, body_html: str, cls: str = "injected") -> str:
     return f'<details class="{cls}"><summary>{esc(label)}</summary>{body_html}</details>'
 
 
-def _reminders(text: str) -> tuple[str, str]:
+def _reminders(text: str, source: bool = True) -> tuple[str, str]:
     """Split <system-reminder> blocks out of text: (rest, folded reminders html)."""
     found = re.findall(r"<system-reminder>(.*?)</system-reminder>", text, re.S)
     if not found:
         return text, ""
     rest = re.sub(r"\s*<system-reminder>.*?</system-reminder>\s*", "\n", text, flags=re.S).strip()
-    html = "".join(_folded("System reminder", pre(r.strip())) for r in found)
+    html = "".join(_folded("System reminder", pre(r.strip(), source=source)) for r in found)
     return rest, html
 
 
+def _into_last_fold(folds_html: str, extra: str) -> str:
+    """folds_html (ending in a </details>) with extra placed inside its last fold."""
+    end = "</details>"
+    return folds_html[: -len(end)] + extra + end if folds_html.endswith(end) else folds_html + extra
+
+
 def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]:
-    """(html, message css class or None, header label or None) for one user text block."""
+    """(html, message css class or None, header label or None) for one user text block.
+
+    A convention whose view drops the tags around its content (a command chip, terminal output,
+    a status card, …) is followed by its original text, folded (source_fold): nothing is lost.
+    """
     s = text.strip()
+    def src() -> str:
+        return source_fold(text)
+
     if entry.get("isCompactSummary"):
         return (_folded("Summary of the earlier conversation (compaction)", f'<div class="md">{markdown(text)}</div>',
                         "compact-summary"), "user compact", "Compaction summary")
     if s.startswith("<local-command-caveat>") or s.startswith("Caveat: The messages below"):
-        body = _tag("local-command-caveat", s) or s
-        return _folded("Caveat (injected by Claude Code)", pre(body)), "user injected", "Injected"
+        body = _tag("local-command-caveat", s)
+        if body is None:
+            return _folded("Caveat (injected by Claude Code)", pre(s)), "user injected", "Injected"
+        # Already folded: the source goes inside the fold, not as a second line under it.
+        return _folded("Caveat (injected by Claude Code)", pre(body, source=False) + src()), "user injected", "Injected"
     name = _tag("command-name", s)
     if name is not None and ("<command-message>" in s or s.startswith("<command-name>")):
         args = _tag("command-args", s) or ""
         msg = _tag("command-message", s) or ""
         html = (f'<p><span class="cmd">{esc(name.strip())}</span> <span class="cmd-args">{esc(args.strip())}</span></p>'
                 + (f'<p class="dim">{esc(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
-        return html, "user command", "Command"
+        return html + src(), "user command", "Command"
     out = _tag("local-command-stdout", s)
     err = _tag("local-command-stderr", s)
     if out is not None or err is not None:
         html = ""
         if out is not None:
-            html += pre(out, cls="term")
+            html += pre(out, cls="term", source=False)
         if err is not None:
-            html += pre(err, cls="term err")
-        return html, "user cmdout", "Command output"
+            html += pre(err, cls="term err", source=False)
+        return html + src(), "user cmdout", "Command output"
     bash_in = _tag("bash-input", s)
     if bash_in is not None:
-        return f'<pre class="term"><span class="prompt-sign">$ </span>{esc(bash_in)}</pre>', "user bash", "Bash mode"
+        return f'<pre class="term"><span class="prompt-sign">$ </span>{esc(bash_in)}</pre>' + src(), "user bash", "Bash mode"
     bo, be = _tag("bash-stdout", s), _tag("bash-stderr", s)
     if bo is not None or be is not None:
-        html = (pre(bo, cls="term") if bo else "") + (pre(be, cls="term err") if be else "")
-        return html or '<p class="dim">(no output)</p>', "user bash", "Bash output"
+        html = (pre(bo, cls="term", source=False) if bo else "") + (pre(be, cls="term err", source=False) if be else "")
+        return (html or '<p class="dim">(no output)</p>') + src(), "user bash", "Bash output"
     if s.startswith("<task-notification>"):
         fields = {k: _tag(k, s) for k in ("task-id", "tool-use-id", "output-file", "status", "summary")}
         status = (fields.get("status") or "").strip()
         rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v.strip())}</dd>" for k, v in fields.items() if v)
         return (f'<div class="card status-{esc(status)}"><p><b>Background task {esc(status or "update")}</b></p>'
-                f"<dl>{rows}</dl></div>"), "user notify", "Task notification"
+                f"<dl>{rows}</dl></div>" + src()), "user notify", "Task notification"
     hook = re.match(r"^(?:[A-Za-z]+(?::\S+)?) hook (?:additional context|success|error|blocking error)[^\n]*:", s)
     if hook:
         return _folded(hook.group(0).rstrip(":"), pre(s[hook.end():].strip())), "user injected", "Hook output"
@@ -82,11 +98,16 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
                        ("user-memory-input", "Memory input"), ("user-prompt-submit-hook", "Hook output (prompt submit)"),
                        ("session-start-hook", "Hook output (session start)")):
         if s.startswith(f"<{tag}>"):
-            return _folded(label, pre(_tag(tag, s) or s)), "user injected", label
-    rest, reminders = _reminders(text)
-    if not rest.strip() and reminders:
-        return reminders, "user injected", "Injected"
-    return f'<div class="prompt">{esc(rest)}</div>{reminders}', None, None
+            inner = _tag(tag, s)
+            if inner is None:
+                return _folded(label, pre(s)), "user injected", label
+            return _folded(label, pre(inner, source=False) + src()), "user injected", label
+    rest, reminders = _reminders(text, source=False)
+    if not reminders:
+        return f'<div class="prompt">{esc(rest)}</div>', None, None
+    if not rest.strip():
+        return _into_last_fold(reminders, src()), "user injected", "Injected"
+    return f'<div class="prompt">{esc(rest)}</div>{reminders}{src()}', None, None
 
 
 def system_note(m, ctx) -> str:
@@ -222,7 +243,7 @@ _SAVED_TO = re.compile(r"Full output saved to:\s*(\S+)")
 _SIZE = re.compile(r"Output too large \(([^)]*)\)")
 
 
-def persisted_output(body: str, ctx) -> str:
+def persisted_output(body: str, ctx, source: bool = True) -> str:
     """A large output Claude Code saved to tool-results/: a link to the copy, then the preview."""
     m = _SAVED_TO.search(body)
     path = m.group(1) if m else ""
@@ -244,31 +265,41 @@ def persisted_output(body: str, ctx) -> str:
     preview = body[pm.end():] if pm else body
     head = body[: pm.start()] if pm else ""
     return (f'<div class="persisted-card"><p><b>{esc(label)}</b> — {link}</p>'
-            + (f'<details class="more"><summary>note</summary>{pre(head.strip())}</details>' if head.strip() and not m else "")
-            + f'<div class="lbl">Preview{" (" + esc(pm.group(1)) + ")" if pm else ""}</div>{pre(preview.rstrip())}</div>')
+            + (f'<details class="more"><summary>note</summary>{pre(head.strip(), source=source)}</details>' if head.strip() and not m else "")
+            + f'<div class="lbl">Preview{" (" + esc(pm.group(1)) + ")" if pm else ""}</div>'
+            f'{pre(preview.rstrip(), source=source)}</div>')
 
 
-def output_text(text: str, ctx, cls: str = "out") -> str:
-    """Text a tool returned: persisted-output linked, reminders folded, tool errors marked."""
+def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
+    """Text a tool returned: persisted-output linked, reminders folded, tool errors marked.
+
+    When tags were taken out (reminders, <persisted-output>, <tool_use_error>) the original text
+    follows, folded (source_fold); source=False when the caller shows the source of a larger whole.
+    """
+    original = text
     reminders = ""
+    tagged = "<system-reminder>" in text or "<persisted-output>" in text
+    err = _tag("tool_use_error", text)
+    tagged = tagged or (err is not None and text.strip().startswith("<tool_use_error>"))
+    inner = source and not tagged  # one source copy: of the whole text when tags went, else of ANSI runs
+    src = source_fold(original) if source and tagged else ""
     if "<system-reminder>" in text:
-        text, reminders = _reminders(text)
+        text, reminders = _reminders(text, source=inner)
     if "<persisted-output>" in text:
         parts, pos = [], 0
         for m in _PERSISTED.finditer(text):
             if text[pos:m.start()].strip():
-                parts.append(pre(text[pos:m.start()].strip("\n"), cls=cls))
-            parts.append(persisted_output(m.group(1).strip("\n"), ctx))
+                parts.append(pre(text[pos:m.start()].strip("\n"), cls=cls, source=inner))
+            parts.append(persisted_output(m.group(1).strip("\n"), ctx, source=inner))
             pos = m.end()
         if text[pos:].strip():
-            parts.append(pre(text[pos:].strip("\n"), cls=cls))
-        return "".join(parts) + reminders
-    err = _tag("tool_use_error", text)
+            parts.append(pre(text[pos:].strip("\n"), cls=cls, source=inner))
+        return "".join(parts) + reminders + src
     if err is not None and text.strip().startswith("<tool_use_error>"):
-        return f'<p class="tool-error">⚠ {esc(err.strip())}</p>' + reminders
+        return f'<p class="tool-error">⚠ {esc(err.strip())}</p>' + reminders + src
     if not text and reminders:
-        return reminders
-    return pre(text, cls=cls) + reminders
+        return _into_last_fold(reminders, src)  # only reminders: the source goes inside their fold
+    return pre(text, cls=cls, source=inner) + reminders + src
 
 
 def _api_error_note(e: dict, anchor: str, when: str) -> str:

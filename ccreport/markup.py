@@ -224,8 +224,17 @@ def cut(text: str, limit: int = RENDER_MAX) -> tuple[str, str]:
                           f"(this block holds {len(text):,} characters).</p>")
 
 
-def pre(text: str, cls: str = "", ansi: bool = True, fold: bool = True) -> str:
-    """A <pre> of plain (or ANSI-coloured) text, folded when long, capped at RENDER_MAX."""
+def pre(text: str, cls: str = "", ansi: bool = True, fold: bool = True, source: bool = True) -> str:
+    """A <pre> of plain (or ANSI-coloured) text, folded when long, capped at RENDER_MAX.
+
+    ANSI escapes vanish from the view (they become colours), so the text with its escapes follows,
+    folded (source_fold); source=False when the caller appends the source of a larger whole itself.
+    """
+    src = source_fold(text) if source and ansi and "\x1b" in text else ""
+    return _pre(text, cls, ansi, fold) + src
+
+
+def _pre(text: str, cls: str, ansi: bool, fold: bool) -> str:
     text, note = cut(text)
     conv = ansi_to_html if ansi else esc
     klass = f' class="{cls}"' if cls else ""
@@ -255,3 +264,28 @@ def _split_head(text: str) -> tuple[str, str]:
 
 def folded_html(head_html: str, rest_html: str, label: str) -> str:
     return f'{head_html}<details class="more"><summary>{esc(label)}</summary>{rest_html}</details>'
+
+
+# --- the source behind a transformed view ------------------------------------------------------
+# Where a view drops characters of the original (convention tags, ANSI escapes), the original
+# stays on the page, folded, so nothing is lost: the readable view above already shows the
+# content, so this copy keeps only the head of the text (with the full size stated) to stay light.
+SOURCE_MAX = 2_048
+# Control characters show as the JSON escape the transcript file holds (ESC as \u001b): visible
+# in any font (the ␛ picture is missing from common monospace fonts), valid HTML, and grep-able.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _json_escape(m: re.Match) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
+
+
+def source_fold(original: str, limit: int = SOURCE_MAX) -> str:
+    """The original text of a block as a collapsed <details class="raw">, capped at limit characters."""
+    shown = original[:limit]
+    label = "source"
+    if len(original) > limit:
+        label = (f"source ({human_size(len(original.encode('utf-8', 'replace')))}, "
+                 f"first {limit:,} of {len(original):,} characters shown)")
+    return (f'<details class="raw"><summary>{esc(label)}</summary>'
+            f"<pre>{esc(_CONTROLS.sub(_json_escape, shown))}</pre></details>")

@@ -16,7 +16,7 @@ import re
 
 import orjson
 
-from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre
+from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre, source_fold
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
@@ -181,11 +181,12 @@ def parse_numbered(text: str):
 
 
 # --- result text --------------------------------------------------------------------------------
-def text_html(text: str, ctx, cls: str = "out") -> str:
-    """Tool output text: ANSI as spans, <persisted-output> linked, reminders folded, errors marked."""
+def text_html(text: str, ctx, cls: str = "out", source: bool = True) -> str:
+    """Tool output text: ANSI as spans, <persisted-output> linked, reminders folded, errors marked
+    (and, where that dropped tags or escapes, the original text folded after it)."""
     from . import conventions
 
-    return conventions.output_text(text, ctx, cls)
+    return conventions.output_text(text, ctx, cls, source=source)
 
 
 def _generic_result(call, ctx) -> str:
@@ -320,8 +321,9 @@ def v_bash_output(call, ctx):
             info = "".join(f'<span class="chip">{esc(k.replace("_", " "))} {esc(tags[k].strip())}</span> '
                            for k in ("status", "exit_code") if tags[k])
             res = (f'<p class="rinfo">{info}</p>' if info else "") + (
-                text_html(tags["stdout"].strip("\n"), ctx, "term") if tags["stdout"] else "") + (
-                '<div class="lbl">stderr</div>' + text_html(tags["stderr"].strip("\n"), ctx, "term err") if tags["stderr"] and tags["stderr"].strip() else "")
+                text_html(tags["stdout"].strip("\n"), ctx, "term", source=False) if tags["stdout"] else "") + (
+                '<div class="lbl">stderr</div>' + text_html(tags["stderr"].strip("\n"), ctx, "term err", source=False)
+                if tags["stderr"] and tags["stderr"].strip() else "") + source_fold(t)
     return summary, "", res
 
 

@@ -4,13 +4,14 @@ kind opens and closes in a real browser under the pages' CSP."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
 from ccreport.tools import VIEWS, view_for
-from util import ROOT, SAMPLE_HOME
+from util import ROOT, SAMPLE_HOME, site_text
 
 GALLERY = SAMPLE_HOME / "projects" / "-home-demo-gallery"
 SID = "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21"
@@ -100,3 +101,86 @@ def test_every_details_kind_opens_and_closes(sample_site, browser):
     for k in ("class:injected", "class:compact-summary", "class:thinking", "class:more", "class:prompt-fold"):
         assert k in seen, sorted(seen)
     assert problems == []
+
+
+# --- fidelity: nothing of the gallery is dropped --------------------------------------------------
+# The probe rule of ../shared/checks/fidelity.py, restated so the suite does not depend on the shared
+# folder: a run of six plain words from the first 1,000 characters, else a 12+ character run without
+# markup characters (for text that is only tags, ANSI codes, paths).
+_WORD = re.compile(r"[^\W_]{2,}")
+
+
+def probe(text: str) -> str | None:
+    text = text[:1000]
+    for line in text.splitlines():
+        run = []
+        for t in line.split(" "):
+            if _WORD.fullmatch(t):
+                run.append(t)
+                if len(run) == 6:
+                    return " ".join(run)
+            else:
+                run = []
+    m = re.search(r"[^\s<>&\"'`*_\[\]()#|\\]{12,}", text)
+    return m.group(0)[:60] if m else None
+
+
+def pieces(obj):
+    """(kind, text) of each user/assistant text, non-empty thinking, tool call and tool result."""
+    t, msg = obj.get("type"), obj.get("message")
+    if t not in ("user", "assistant") or not isinstance(msg, dict):
+        return
+    c = msg.get("content")
+    if isinstance(c, str):
+        yield f"{t}-text", c
+        return
+    for b in c if isinstance(c, list) else []:
+        if not isinstance(b, dict):
+            continue
+        bt = b.get("type")
+        if bt == "text":
+            yield f"{t}-text", b.get("text") or ""
+        elif bt == "thinking" and (b.get("thinking") or "").strip():
+            yield "thinking", b["thinking"]
+        elif bt == "tool_use":
+            inp = b.get("input") if isinstance(b.get("input"), dict) else {}
+            yield "tool_use", next((v for v in inp.values() if isinstance(v, str) and v.strip()), "") or (b.get("name") or "")
+        elif bt == "tool_result":
+            rc = b.get("content")
+            if isinstance(rc, list):
+                rc = "\n".join(x.get("text", "") for x in rc if isinstance(x, dict) and x.get("type") == "text")
+            yield "tool_result", rc if isinstance(rc, str) else ""
+
+
+def fidelity(home, site) -> tuple[int, int, list[str]]:
+    """(found, total, misses): how many probes of HOME's transcripts show in SITE's visible text."""
+    hay = site_text(site)
+    found, total, misses = 0, 0, []
+    for f in sorted((home / "projects").rglob("*.jsonl")):
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            obj = json.loads(line)
+            for kind, text in pieces(obj) if isinstance(obj, dict) else ():
+                p = probe(text)
+                if not p:
+                    continue
+                total += 1
+                if re.sub(r"\s+", " ", p) in hay:
+                    found += 1
+                else:
+                    misses.append(f"{kind} {f.name}:{n}: {p!r}")
+    return found, total, misses
+
+
+def test_probe_rule_falls_back_to_tags_and_escapes():
+    assert probe("please fix the flaky test in ci now") == "please fix the flaky test in"
+    assert probe("<command-name>/model</command-name>") == "command-name"
+    assert probe("\x1b[1m============ test session starts") == "1m============"
+
+
+def test_gallery_text_fidelity_at_least_99_percent(sample_site):
+    # Text that is only tags or ANSI codes (a slash command, terminal output, a task notification)
+    # is turned into a chip or a card; its source stays on the page, folded, so it is still found.
+    site, _ = sample_site
+    found, total, misses = fidelity(SAMPLE_HOME, site)
+    assert total >= 40  # the gallery holds every kind: a small total would mean the probe found nothing
+    assert found / total >= 0.99, misses

@@ -61,6 +61,14 @@ class _Tags(HTMLParser):
                 self.bad.append(f"{tag}[{k}={v}]")
 
 
+def sources(html: str) -> list[str]:
+    """The original texts folded after transformed views (<details class="raw"> "source"), unescaped."""
+    from html import unescape
+
+    return [unescape(m) for m in re.findall(r'<details class="raw"><summary>source[^<]*</summary><pre>(.*?)</pre></details>',
+                                            html, re.S)]
+
+
 def no_unsafe(html: str) -> None:
     """Parsed as a browser would: no script/style element, no on* or style attribute, no raw ANSI."""
     p = _Tags()
@@ -130,6 +138,10 @@ def test_read_real_line_numbers_parsed_out_and_range_in_summary():
     # The number is shown once, in the gutter; the reminder is folded, not mixed into the code.
     assert "    10→" not in html
     assert '<details class="injected"><summary>System reminder</summary>' in html
+    # Its tags went; their source sits inside the reminder's own fold (no extra line under it).
+    assert sources(html) == ["<system-reminder>\nconsider malware\n</system-reminder>"]
+    assert ('<pre>consider malware</pre><details class="raw"><summary>source</summary><pre>&lt;system-reminder&gt;'
+            '\nconsider malware\n&lt;/system-reminder&gt;</pre></details></details>') in html
 
 
 def test_parse_numbered_handles_tab_form_and_rejects_plain_text():
@@ -153,6 +165,9 @@ def test_bash_command_description_stdout_stderr_and_ansi():
     assert '<code class="cmdline">pytest -q</code>' in s and "Run tests" in s
     assert '<span class="ansi-fg32">3 passed</span>' in html
     assert '<div class="lbl">stderr</div><pre class="term err">warn &lt;b&gt;</pre>' in html
+    # The colours dropped the escapes: the text with them follows, folded (ESC written \u001b as in
+    # the JSONL); the plain stderr needs no copy.
+    assert sources(html) == ["\\u001b[32m3 passed\\u001b[0m"]
     no_unsafe(html)
 
 
@@ -176,6 +191,8 @@ def test_powershell_and_bash_output():
     assert "shell <code>dce0af</code>" in summary_of(bo)
     assert '<span class="chip">status running</span>' in bo
     assert '<span class="ansi-b">VITE</span> ready' in bo
+    # One source for the whole tagged text (not a second one for the ANSI inside it).
+    assert sources(bo) == ["<status>running</status>\n\n<stdout>\n\\u001b[1mVITE\\u001b[0m ready\n</stdout>\n\n<timestamp>t</timestamp>"]
     no_unsafe(bo)
 
 
@@ -184,6 +201,8 @@ def test_bash_mode_tags():
                    user("u2", "<bash-stdout>\x1b[34mdir\x1b[0m</bash-stdout><bash-stderr></bash-stderr>")])
     assert '<span class="prompt-sign">$ </span>ls -la' in html
     assert '<span class="ansi-fg34">dir</span>' in html and "Bash output" in html
+    assert sources(html) == ["<bash-input>ls -la</bash-input>",
+                             "<bash-stdout>\\u001b[34mdir\\u001b[0m</bash-stdout><bash-stderr></bash-stderr>"]
     no_unsafe(html)
 
 
@@ -323,6 +342,7 @@ def test_tool_use_error_is_an_error_line():
     html = render(call("glob", {"pattern": "*"}, "<tool_use_error>Error: No such tool available: glob</tool_use_error>",
                        "Error: No such tool available: glob", is_error=True))
     assert '<p class="tool-error">⚠ Error: No such tool available: glob</p>' in html
+    assert sources(html) == ["<tool_use_error>Error: No such tool available: glob</tool_use_error>"]
 
 
 # --- images and documents ---------------------------------------------------------------------------------
@@ -345,6 +365,9 @@ def test_slash_command_chip_and_terminal_output():
                    user("u2", "<local-command-stdout>Set \x1b[1mopus\x1b[22m</local-command-stdout>")])
     assert '<span class="cmd">/model</span> <span class="cmd-args">opus</span>' in html
     assert '<pre class="term">Set <span class="ansi-b">opus</span></pre>' in html
+    assert sources(html) == ["<command-name>/model</command-name>\n  <command-message>model</command-message>\n"
+                             "  <command-args>opus</command-args>",
+                             "<local-command-stdout>Set \\u001b[1mopus\\u001b[22m</local-command-stdout>"]
     no_unsafe(html)
 
 
@@ -355,12 +378,24 @@ def test_injected_text_folded_and_labelled():
         user("u3", "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>"),
         user("u4", "<user-prompt-submit-hook>run tests first</user-prompt-submit-hook>"),
         user("u5", "real question\n<system-reminder>be careful</system-reminder>"),
+        user("u6", "<system-reminder>only this</system-reminder>"),
     ])
     assert '<details class="injected"><summary>Caveat (injected by Claude Code)</summary>' in html
     assert "<summary>Skill instructions (not typed by the user)</summary>" in html
     assert "<summary>IDE: opened file</summary>" in html
     assert "<summary>Hook output (prompt submit)</summary>" in html
     assert '<div class="prompt">real question</div><details class="injected"><summary>System reminder</summary>' in html
+    # Each folded convention that took its tags off keeps its source; the skill body (no tags) needs none.
+    assert sources(html) == ["<local-command-caveat>Caveat: The messages below were generated</local-command-caveat>",
+                             "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>",
+                             "<user-prompt-submit-hook>run tests first</user-prompt-submit-hook>",
+                             "real question\n<system-reminder>be careful</system-reminder>",
+                             "<system-reminder>only this</system-reminder>"]
+    # A fold's source sits inside that fold (no extra line under a closed fold).
+    assert ('<summary>IDE: opened file</summary><pre>The user opened the file a.py in the IDE.</pre>'
+            '<details class="raw"><summary>source</summary>') in html
+    assert ('<pre>only this</pre><details class="raw"><summary>source</summary><pre>&lt;system-reminder&gt;only this'
+            '&lt;/system-reminder&gt;</pre></details></details>') in html
 
 
 def test_task_notification_card_and_interrupt_marker():
@@ -370,6 +405,8 @@ def test_task_notification_card_and_interrupt_marker():
     assert '<div class="card status-completed"><p><b>Background task completed</b></p>' in html
     assert "done &amp;amp; dusted" in html  # escaped once more: the text is shown, not interpreted
     assert '<p class="marker">■ [Request interrupted by user]</p>' in html
+    assert sources(html) == ["<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n"
+                             "<summary>done &amp; dusted</summary>\n</task-notification>"]  # the marker drops nothing
 
 
 def test_api_errors_as_error_notes():
@@ -393,6 +430,7 @@ def test_compaction_divider_and_folded_summary():
              isVisibleInTranscriptOnly=True)])
     assert '<div class="divider" id="L1"><span>Context compacted (auto, 151k tokens)</span>' in html
     assert '<details class="compact-summary"><summary>Summary of the earlier conversation (compaction)</summary>' in html
+    assert sources(html) == []  # markdown keeps the words: no source copy
 
 
 def test_persisted_output_links_copied_file(tmp_path):
@@ -410,6 +448,7 @@ def test_persisted_output_links_copied_file(tmp_path):
                   copy_tool_result=copy)
     assert '<a class="persisted" href="../../../p/proj/sess/tool-results/toolu_big.txt">' in html
     assert "Output too large (63.6KB)" in html and "head of it" in html
+    assert sources(html) == [text]
     assert (tmp_path / "site" / "p/proj/sess/tool-results/toolu_big.txt").read_text() == "all of it"
     # A name that is not a plain file name in that folder is never copied.
     assert copy("../secret") is None and copy("missing.txt") is None
@@ -496,3 +535,22 @@ def test_hook_attachment_names_the_hook():
                                    "exitCode": 0, "content": ""}}])
     assert "<b>attachment</b> hook_success PostToolUse:Bash exit 0" in html and "<pre>formatted\n</pre>" in html
     assert "<details>" in html  # inside the folded bookkeeping group
+
+
+def test_plain_prompt_and_markdown_answer_have_no_source_copy():
+    html = render([user("u1", "fix the <b> tag in a.html"),
+                   assistant("a1", [{"type": "text", "text": "Done: `<b>` is **closed** now."}])])
+    assert "fix the &lt;b&gt; tag in a.html" in html
+    assert "details class=\"raw\"" not in html
+
+
+def test_source_copy_is_capped_and_states_the_full_size():
+    from ccreport.markup import SOURCE_MAX, human_size
+
+    big = "<local-command-stdout>" + "\x1b[1mx\x1b[0m row\n" * 2000 + "</local-command-stdout>"
+    html = render([user("u1", big)])
+    [shown] = sources(html)
+    assert shown == big[:SOURCE_MAX].replace("\x1b", "\\u001b")
+    assert len(big) > 10 * SOURCE_MAX  # the cap is what keeps the page light
+    assert f"<summary>source ({human_size(len(big.encode()))}, first {SOURCE_MAX:,} of {len(big):,} characters shown)</summary>" in html
+    no_unsafe(html)
