@@ -138,7 +138,7 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
     if numbers is None or len(numbers) != len(lines):
         numbers = range(start, start + len(lines))
     s = f'<span class="lsep">{esc(sep)}</span>' if sep else ""
-    rows = [f'<span class="ln">{n}</span>{s}{ln}' for n, ln in zip(numbers, lines)]
+    rows = [f'<span class="ln" data-n="{n}"></span>{s}{ln}' for n, ln in zip(numbers, lines)]
     if fold and len(rows) > FOLD_LINES + 10:
         head, rest = rows[:FOLD_LINES], rows[FOLD_LINES:]
         return (f'<pre class="code hl num">{chr(10).join(head)}</pre>'
@@ -578,6 +578,9 @@ def v_task_list(call, ctx):
     if tasks is not None:
         res, done, n = checklist(tasks)
         summary = f'<span class="dim">{done}/{n} done</span>'
+        if call.result is not None:
+            # The checklist is read out of the result's text: keep that text too, folded.
+            res += source_fold(result_text(call.result))
     return summary, kv_table(_inp(call)) if _inp(call) else "", res
 
 
@@ -800,7 +803,7 @@ def v_send_message(call, ctx):
         routing = x.get("routing") if isinstance(x.get("routing"), dict) else {}
         res = (f'<p class="confirm">{"✓" if ok else "✗"} {esc(_s(x.get("message")))}'
                + (f' <span class="dim">{esc(_s(routing.get("sender")))} → {esc(_s(routing.get("target")))}</span>' if routing else "")
-               + "</p>")
+               + "</p>" + source_fold(result_text(call.result)))
     return summary, body, res
 
 

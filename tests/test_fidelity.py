@@ -35,7 +35,7 @@ LIST_NUMBER = re.compile(r"^\s*\d+[.)]\s", re.M)
 # <command-message> repeats the command's name (shown once) or says it is running.
 COMMAND_MESSAGE = re.compile(r"<command-message>.*?</command-message>", re.S)
 # Read results number their lines ("    12→text"); the page shows the file with its own gutter.
-READ_GUTTER = re.compile(r"^ *\d+→", re.M)
+READ_GUTTER = re.compile(r"^ *\d+(?:→|\t)", re.M)
 INLINE_TAG = re.compile(r"</?(?:span|a|em|strong|b|i|u|s|del|ins|code|kbd|mark|sub|sup|small|abbr|time)\b[^>]*>", re.I)
 
 
@@ -99,7 +99,9 @@ def visible_words(folder: Path) -> str:
         s = re.sub(r"<(script|style)\b.*?</\1>", " ", s, flags=re.S | re.I)
         s = INLINE_TAG.sub("", s)  # inline markup (highlighting spans, links) never splits a word
         s = re.sub(r"<[^>]+>", " ", s)  # block boundaries separate words
-        parts.append(" ".join(WORDS.findall(unescape(s))))
+        # The folded source of a convention shows the tags themselves: take them out on this side
+        # too, so both sides compare the same words.
+        parts.append(" ".join(WORDS.findall(TAG.sub(" ", unescape(s)))))
     return " " + " ".join(parts) + " "
 
 
