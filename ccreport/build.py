@@ -215,7 +215,9 @@ def _parent_url(s: Session, t: Transcript, agent_calls: dict) -> str | None:
 
 
 def _rel_source(s: Session, t: Transcript) -> str:
-    return os.path.relpath(t.path, s.project.path.parent)
+    # The transcript's path under projects/ (discovery builds it from the project's path).
+    root, path = str(s.project.path.parent), str(t.path)
+    return path[len(root) + 1:] if path.startswith(root + os.sep) else path
 
 
 def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | None, agent_urls: dict,
@@ -471,11 +473,14 @@ def _session_job(args):
                 "state": None, "errors": [f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"]}
 
 
-def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None) -> BuildResult:
+def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
+          catalog: Catalog | None = None, only_projects: set | None = None) -> BuildResult:
     """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
-    is read and written (state.py). ``state`` lets a long-running caller (watch) keep it in memory."""
+    is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
+    memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
+    something changed (sessions elsewhere are then taken from the state without a stat)."""
     t0 = time.perf_counter()
-    catalog = discover(home)
+    catalog = catalog if catalog is not None else discover(home)
     res = BuildResult(errors=list(catalog.problems))
     out.mkdir(parents=True, exist_ok=True)
     st = state if state is not None else State.load(out)
@@ -486,7 +491,12 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     write_assets(writer)
     sessions = list(catalog.sessions())
     # Project titles are needed in page headings before any session is read: peek each project's cwd.
-    titles = {p.dir_name: _peek_project_title(p) for p in catalog.projects}
+    if only_projects is not None and not full_all:
+        titles = {p.dir_name: old_titles[p.dir_name] if p.dir_name in old_titles and p.dir_name not in only_projects
+                  else _peek_project_title(p) for p in catalog.projects}
+    else:
+        only_projects = None
+        titles = {p.dir_name: _peek_project_title(p) for p in catalog.projects}
     infos_by_project: dict[str, list] = {}
     dirty: set[str] = set()
     jobs = []
@@ -498,7 +508,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         old = st.sessions.get(key)
         # A new project title is in every heading of the project: then its sessions are redone.
         full = full_all or old_titles.get(pdir) != titles[pdir]
-        if not full and session_unchanged(s, old, out):
+        quiet = only_projects is not None and pdir not in only_projects and old is not None
+        if not full and (quiet or session_unchanged(s, old, out)):
             results = [old["transcripts"][t.id] for t in s.transcripts]
             _count(res, infos_by_project, pdir, session_summary(s, results))
             continue
