@@ -325,7 +325,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     for t in s.agents:
         keep.update(k for k in (t.id, t.tool_use_id) if k)
     state = {"format": STATE_FORMAT, "project": s.project.dir_name, "id": s.id, "title": project_title,
-             "agent_calls": {k: agent_calls[k] for k in sorted(agent_calls) if k in keep}, "transcripts": new_ts}
+             "agent_calls": {k: agent_calls[k] for k in sorted(agent_calls) if k in keep}, "transcripts": new_ts,
+             "info": info}
     return {"info": info, "project": s.project.dir_name, "transcripts": results, "written": [str(p) for p in writer.written],
             "deleted": deleted, "errors": [r["error"] for r in results if r["error"]], "state": state}
 
@@ -510,8 +511,9 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         full = full_all or old_titles.get(pdir) != titles[pdir]
         quiet = only_projects is not None and pdir not in only_projects and old is not None
         if not full and (quiet or session_unchanged(s, old, out)):
-            results = [old["transcripts"][t.id] for t in s.transcripts]
-            _count(res, infos_by_project, pdir, session_summary(s, results))
+            # Unchanged transcripts mean an unchanged session row: the saved one is reused.
+            info = old.get("info") or session_summary(s, [old["transcripts"][t.id] for t in s.transcripts])
+            _count(res, infos_by_project, pdir, info)
             continue
         jobs.append((s, out, opts, titles[pdir], old, full))
         dirty.add(pdir)

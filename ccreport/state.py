@@ -18,21 +18,27 @@ different project title rebuilds that project's sessions (the title is in every 
 
 A session file::
 
-    {"format": 1, "project": dir, "id": sid,
+    {"format": 1, "project": dir, "id": sid, "title": "project title used in its headings",
      "agent_calls": {key: "page-0003.html#L812"},   # main-transcript calls sub-agents link back to
-     "overview": "sha256 of the session overview page",
-     "transcripts": {transcript_id: {
-         "path": "…/abc.jsonl",            # relative to home/projects
-         "size": 123, "mtime_ns": 1, "inode": 2,   # the stat this state was built from
-         "head": "sha256", "head_len": 65536,      # hash of the first head_len (≤ 64 KiB) consumed bytes
+                                                    # (Task/Agent call ids, agentIds, known agents)
+     "info": {…},                          # build.session_summary: the session's row in the indexes
+     "transcripts": {transcript_id: {      # "main" or the agent id
+         # build.render_transcript's summary (what the overview and indexes show) …
+         "id", "kind", "label", "agent_type", "description", "messages", "malformed", "counts",
+         "usage", "title", "prompt", "cwd", "git_branch", "first_ts", "last_ts", "models", …,
+         "size": 123,                      # bytes when it was read (with mtime_ns, inode: the stat)
          "offset": 120000, "lines": 812, "pending": 0,   # consumed bytes/lines, unfinished tail bytes
          "pages": [[no, first_line, first_offset], …],
+         "carry_last": {…},                # model state at the last page's first line (model.new_carry)
          "hashes": {"1": "sha256 of page-0001.html", …},
-         "carry": {…},                     # model state at the last page's first line (model.new_carry)
-         "parent_url": "…" | null,         # the back-link used on an agent's pages
-         "meta": [agent_type, description],
          "agent_refs": {agent_id: [page_no, linked]},   # sub-agent links a page rendered (or could not)
-         "summary": {…}}}}                 # build.render_transcript's summary: overview and index rows
+         "agent_keys": [...],              # agent_calls keys this transcript contributes
+         # … and what the next run compares against:
+         "source": "<project>/<file>.jsonl",   # path under home/projects
+         "mtime_ns": 1, "inode": 2,
+         "head": "sha256", "head_len": 65536,  # hash of the first head_len (≤ 64 KiB) consumed bytes
+         "parent_url": "…" | null,         # the back-link rendered on an agent's pages
+         "meta": [agent_type, description]}}}
 
 How the build uses it (build.py): a transcript whose size, mtime_ns and inode match is not opened;
 one that grew with the same head is re-read from its last page's first byte with the saved carry;

@@ -147,19 +147,21 @@ def run(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
     # Both signals end the watch between two updates: a page is never left half done.
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    failures = 0
+    builds = 0
 
     def on_build(res: BuildResult) -> None:
-        nonlocal failures
+        nonlocal builds
+        builds += 1
         for err in res.errors:
             print(f"ccreport: error: {err}", file=sys.stderr, flush=True)
-        failures += bool(res.errors)
         if not quiet and (res.written or res.deleted):
             print(f"ccreport: {time.strftime('%H:%M:%S')} {len(res.written)} written, {len(res.deleted)} deleted "
                   f"in {res.seconds * 1000:.0f} ms", file=sys.stderr, flush=True)
+        if builds == 1 and not quiet:
+            # After the catch-up run: from here on every change is followed.
+            print(f"ccreport: watching {home / 'projects'} → {out / 'index.html'} (Ctrl-C to stop)",
+                  file=sys.stderr, flush=True)
 
-    if not quiet:
-        print(f"ccreport: watching {home / 'projects'} → {out / 'index.html'} (Ctrl-C to stop)", file=sys.stderr, flush=True)
     follow(home, out, opts, stop_event=stop, on_build=on_build)
     if not quiet:
         print("ccreport: watch stopped", file=sys.stderr, flush=True)
