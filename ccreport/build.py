@@ -8,7 +8,6 @@ Nothing of a transcript is held beyond its open page.
 from __future__ import annotations
 
 import hashlib
-import orjson
 import os
 import sys
 import time
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import orjson
 from markupsafe import Markup
 
 from . import __version__
@@ -221,7 +221,7 @@ def _rel_source(s: Session, t: Transcript) -> str:
 
 
 def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | None, agent_urls: dict,
-                    out: Path) -> str:
+                    out: Path, touched: list | None = None) -> str:
     """How to bring one transcript's pages up to date: "same" (nothing to do), "grow" (resume at
     its last page) or "full" (render from line 1). Costs stats, plus a ≤ 64 KiB read when grown."""
     if prev is None or prev.get("error") or not prev.get("pages") or prev.get("carry_last") is None:
@@ -236,12 +236,21 @@ def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | 
             if no < last_no:
                 return "full"
             mode = "grow"
-    rel = transcript_dir(s, t)
-    for no, _, _ in prev["pages"][:-1]:
-        if not (out / rel / page_name(no)).exists():
-            return "full"  # a closed page deleted by hand: only a read from line 1 restores it
-    if not (out / rel / page_name(last_no)).exists() or not (out / rel / "latest.html").exists():
-        mode = "grow"
+    folder = out / transcript_dir(s, t)
+    stamp = _dir_stamp(folder)
+    if stamp is None or stamp != prev.get("dir_mtime_ns"):
+        # Something was added to or removed from the folder since we wrote it: look at each page.
+        for no, _, _ in prev["pages"][:-1]:
+            if not (folder / page_name(no)).exists():
+                return "full"  # a closed page deleted by hand: only a read from line 1 restores it
+        if not (folder / page_name(last_no)).exists() or not (folder / "latest.html").exists():
+            mode = "grow"
+        elif t.kind == "main" and not (folder / "index.html").exists():
+            mode = "grow"  # the session overview (written with the main transcript's update)
+        elif stamp is not None:
+            prev["dir_mtime_ns"] = stamp  # all there: remember the folder as it is now
+            if touched is not None:
+                touched.append(t.id)
     if t.size == prev.get("size") and t.mtime_ns == prev.get("mtime_ns"):
         return mode
     if t.size <= prev.get("size", 0):
@@ -251,29 +260,40 @@ def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | 
     return "grow"
 
 
+def _dir_stamp(folder: Path) -> int | None:
+    """The folder's mtime: it changes when a file in it is created, renamed or deleted, so an
+    unchanged stamp saves a stat per page on a run where nothing changed."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+
+
 def _seed_calls(old: dict | None, main_mode: str | None) -> dict:
     return dict(old.get("agent_calls", {})) if old and main_mode in ("same", "grow") else {}
 
 
-def session_plans(s: Session, old: dict | None, out: Path) -> tuple[dict, dict]:
+def session_plans(s: Session, old: dict | None, out: Path, touched: list | None = None) -> tuple[dict, dict]:
     """Plans for every transcript of ``s`` (id → mode) and the agent_calls they rest on."""
     prev = (old or {}).get("transcripts", {})
     agent_urls = _agent_urls(s)
     plans = {}
     if s.main:
-        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agent_urls, out)
+        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agent_urls, out, touched)
     calls = _seed_calls(old, plans.get("main"))
     for t in s.agents:
-        plans[t.id] = plan_transcript(s, t, prev.get(t.id), _parent_url(s, t, calls), agent_urls, out)
+        plans[t.id] = plan_transcript(s, t, prev.get(t.id), _parent_url(s, t, calls), agent_urls, out, touched)
     return plans, calls
 
 
-def session_unchanged(s: Session, old: dict | None, out: Path) -> bool:
+def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | None = None) -> bool:
     """True when nothing of the session needs reading or writing (stats only)."""
     if not old or set(old.get("transcripts", {})) != {t.id for t in s.transcripts}:
         return False
-    plans, _ = session_plans(s, old, out)
-    return all(m == "same" for m in plans.values()) and (out / session_dir(s) / "index.html").exists()
+    plans, _ = session_plans(s, old, out, touched)
+    if not all(m == "same" for m in plans.values()):
+        return False
+    return s.main is not None or (out / session_dir(s) / "index.html").exists()
 
 
 def update_session(s: Session, out: Path, opts: Options, project_title: str, old: dict | None,
@@ -321,6 +341,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     info = session_summary(s, results)
     if changed or not (out / session_dir(s) / "index.html").exists():
         write_session_overview(s, info, results, writer, project_title)
+    for t in s.transcripts:  # after the last write into the folders: see plan_transcript
+        new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
     keep = set((new_ts.get("main") or {}).get("agent_keys", []))
     for t in s.agents:
         keep.update(k for k in (t.id, t.tool_use_id) if k)
@@ -492,12 +514,17 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     write_assets(writer)
     sessions = list(catalog.sessions())
     # Project titles are needed in page headings before any session is read: peek each project's cwd.
+    old_sources = {} if full_all else st.head.get("title_sources", {})
+    sources: dict = {}
     if only_projects is not None and not full_all:
         titles = {p.dir_name: old_titles[p.dir_name] if p.dir_name in old_titles and p.dir_name not in only_projects
-                  else _peek_project_title(p) for p in catalog.projects}
+                  else _project_title(p, old_sources.get(p.dir_name), sources) for p in catalog.projects}
+        for pdir in titles:
+            if pdir not in sources and pdir in old_sources:
+                sources[pdir] = old_sources[pdir]
     else:
         only_projects = None
-        titles = {p.dir_name: _peek_project_title(p) for p in catalog.projects}
+        titles = {p.dir_name: _project_title(p, old_sources.get(p.dir_name), sources) for p in catalog.projects}
     infos_by_project: dict[str, list] = {}
     dirty: set[str] = set()
     jobs = []
@@ -510,7 +537,9 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         # A new project title is in every heading of the project: then its sessions are redone.
         full = full_all or old_titles.get(pdir) != titles[pdir]
         quiet = only_projects is not None and pdir not in only_projects and old is not None
-        if not full and (quiet or session_unchanged(s, old, out)):
+        if not full and (quiet or session_unchanged(s, old, out, touched := [])):
+            if not quiet and touched:
+                st.dirty.add(key)  # a folder stamp was refreshed
             # Unchanged transcripts mean an unchanged session row: the saved one is reused.
             info = old.get("info") or session_summary(s, [old["transcripts"][t.id] for t in s.transcripts])
             _count(res, infos_by_project, pdir, info)
@@ -529,6 +558,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         res.deleted.extend(r.get("deleted", []))
         if r["state"] is not None:
             st.sessions[(r["project"], r["state"]["id"])] = r["state"]
+            st.dirty.add((r["project"], r["state"]["id"]))
         if r["info"] is not None:
             _count(res, infos_by_project, r["project"], r["info"])
     # Sessions whose files are gone: their pages go too.
@@ -543,7 +573,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     if full_all or dirty or missing or res.deleted or not (out / "index.html").exists():
         write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing)
     res.written.extend(str(p) for p in writer.written)
-    st.set_head(opts, fp, titles)
+    st.set_head(opts, fp, titles, sources)
     try:
         st.save()
     except OSError as exc:
@@ -579,12 +609,32 @@ def _run(jobs, n):
         yield from pool.map(_session_job, jobs, chunksize=1)
 
 
-def _peek_project_title(p) -> str:
+def _peek_project_title(p, seen: list | None = None) -> str:
+    """The project's title: the first cwd in its most recent session. ``seen`` collects the
+    [path, size, mtime_ns] of each transcript peeked at, so a later run can tell it would peek at
+    the same unchanged files (and skip reading them: _project_title)."""
     from .home import peek_field
 
     for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns):
         for t in s.transcripts:
+            if seen is not None:
+                seen.append([str(t.path), t.size, t.mtime_ns])
             cwd = peek_field(t.path, "cwd", limit=64 * 1024)
             if cwd:
                 return cwd
     return p.dir_name
+
+
+def _project_title(p, cached: dict | None, sources: dict) -> str:
+    """_peek_project_title, reusing ``cached`` ({"title", "seen"}) when the same files, unchanged,
+    would be peeked at in the same order. Records what it used in ``sources``."""
+    if cached and cached.get("seen"):
+        order = [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
+        seen = cached["seen"]
+        if len(order) >= len(seen) and all([str(t.path), t.size, t.mtime_ns] == want for t, want in zip(order, seen)):
+            sources[p.dir_name] = cached
+            return cached["title"]
+    seen: list = []
+    title = _peek_project_title(p, seen)
+    sources[p.dir_name] = {"title": title, "seen": seen}
+    return title

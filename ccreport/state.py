@@ -11,7 +11,9 @@ Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible c
      "ccreport": "0.1.0",         # the version that wrote it
      "fingerprint": "…",          # resources.fingerprint(): templates, assets and code
      "options": {"page_size": 50},# every option that changes the HTML (render_options())
-     "titles": {project_dir: title}}   # project titles used in page headings
+     "titles": {project_dir: title},   # project titles used in page headings
+     "title_sources": {project_dir: {"title": …, "seen": [[path, size, mtime_ns], …]}}}
+                                  # the transcripts peeked at for each title: unchanged → not re-read
 
 Any difference in ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; a
 different project title rebuilds that project's sessions (the title is in every heading).
@@ -95,6 +97,7 @@ class State:
         self.sessions: dict[tuple[str, str], dict] = {}  # (project dir, session id) → session state
         self._saved: dict[tuple[str, str], bytes] = {}  # what is on disk, to skip identical writes
         self._saved_head: bytes | None = None
+        self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
 
     # --- loading -------------------------------------------------------------------------
     @classmethod
@@ -139,9 +142,9 @@ class State:
                 and h.get("fingerprint") == fingerprint and h.get("options") == render_options(opts))
 
     # --- saving --------------------------------------------------------------------------
-    def set_head(self, opts, fingerprint: str, titles: dict) -> None:
+    def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict | None = None) -> None:
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
-                     "options": render_options(opts), "titles": titles}
+                     "options": render_options(opts), "titles": titles, "title_sources": title_sources or {}}
 
     def _session_path(self, key: tuple[str, str]) -> Path:
         return self.dir / "sessions" / key[0] / f"{key[1]}.json"
@@ -149,11 +152,15 @@ class State:
     def save(self) -> None:
         """Write the session files that changed, drop those of vanished sessions, then the head
         (last: a crash in between leaves an older head, which only costs a rebuild)."""
-        for key, data in self.sessions.items():
+        for key in self.dirty:
+            data = self.sessions.get(key)
+            if data is None:
+                continue
             raw = orjson.dumps(data)
             if self._saved.get(key) != raw:
                 atomic_write(self._session_path(key), raw)
                 self._saved[key] = raw
+        self.dirty.clear()
         for key in [k for k in self._saved if k not in self.sessions]:
             try:
                 self._session_path(key).unlink()
