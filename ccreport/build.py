@@ -496,12 +496,17 @@ def _session_job(args):
                 "state": None, "errors": [f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"]}
 
 
+class Interrupted(Exception):
+    """The build was asked to stop (build(stop=…)) between two sessions; nothing was saved."""
+
+
 def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
-          catalog: Catalog | None = None, only_projects: set | None = None) -> BuildResult:
+          catalog: Catalog | None = None, only_projects: set | None = None, stop=None) -> BuildResult:
     """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
     is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
     memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
-    something changed (sessions elsewhere are then taken from the state without a stat)."""
+    something changed (sessions elsewhere are then taken from the state without a stat).
+    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session."""
     t0 = time.perf_counter()
     catalog = catalog if catalog is not None else discover(home)
     res = BuildResult(errors=list(catalog.problems))
@@ -549,7 +554,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j[0].size)
     done = 0
-    for r in _run(jobs, opts.jobs):
+    for r in _run(jobs, opts.jobs, stop):
         done += 1
         if progress:
             progress(done, len(jobs))
@@ -600,13 +605,25 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
     _rmdir(out / rel)
 
 
-def _run(jobs, n):
+def _run(jobs, n, stop=None):
     if n <= 1 or len(jobs) <= 1:
         for j in jobs:
+            if stop is not None and stop.is_set():
+                raise Interrupted()
             yield _session_job(j)
         return
-    with ProcessPoolExecutor(max_workers=n) as pool:
-        yield from pool.map(_session_job, jobs, chunksize=1)
+    pool = ProcessPoolExecutor(max_workers=n)
+    try:
+        for r in pool.map(_session_job, jobs, chunksize=1):
+            if stop is not None and stop.is_set():
+                raise Interrupted()
+            yield r
+    except BaseException:
+        # Interrupted (Ctrl-C, a stop request): drop the sessions not started rather than
+        # finishing the whole build first. Written pages are complete (atomic writes).
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _peek_project_title(p, seen: list | None = None) -> str:

@@ -26,7 +26,7 @@ from typing import Callable
 
 import watchfiles
 
-from .build import BuildResult, Options, build
+from .build import BuildResult, Interrupted, Options, build
 from .home import Catalog, HomeError, Project, contained, discover
 from .home import _scan_project as scan_project
 from .state import State
@@ -64,7 +64,10 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
     """
     state = State.load(out)
     catalog = discover(home)
-    first = build(home, out, opts, state=state, catalog=catalog)
+    try:
+        first = build(home, out, opts, state=state, catalog=catalog, stop=stop_event)
+    except Interrupted:
+        return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
     _report(first, on_change, on_build)
     # Updates touch a session or two: worker processes would cost more than they save.
     live = replace(opts, jobs=1)
@@ -144,7 +147,8 @@ def run(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
     def _stop(signum, frame):
         stop.set()
 
-    # Both signals end the watch between two updates: a page is never left half done.
+    # Both signals only ask to stop: the catch-up run (maybe a long first build) ends after the
+    # session in hand, the watch between two updates, so no page is left half done.
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     builds = 0
@@ -158,11 +162,13 @@ def run(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
             print(f"ccreport: {time.strftime('%H:%M:%S')} {len(res.written)} written, {len(res.deleted)} deleted "
                   f"in {res.seconds * 1000:.0f} ms", file=sys.stderr, flush=True)
         if builds == 1 and not quiet:
-            # After the catch-up run: from here on every change is followed.
             print(f"ccreport: watching {home / 'projects'} → {out / 'index.html'} (Ctrl-C to stop)",
                   file=sys.stderr, flush=True)
 
     follow(home, out, opts, stop_event=stop, on_build=on_build)
+    if builds == 0:
+        print("ccreport: stopped before the site was up to date", file=sys.stderr, flush=True)
+        return 130
     if not quiet:
         print("ccreport: watch stopped", file=sys.stderr, flush=True)
     return 0
