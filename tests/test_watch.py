@@ -188,3 +188,16 @@ def test_watch_command_survives_delete_and_rotation_and_stops_on_sigterm(home, t
             proc.wait()
     assert proc.returncode == 0, err
     assert "watch stopped" in err and "Traceback" not in err
+
+
+def test_stop_requested_during_catch_up_leaves_no_partial_state(home, tmp_path):
+    """A stop asked for before or during the first build ends it between sessions: follow()
+    returns without watching, nothing half written, no state saved (the next run redoes it)."""
+    out = tmp_path / "site"
+    stop = threading.Event()
+    stop.set()
+    builds = []
+    follow(home, out, Options(page_size=5), stop_event=stop, on_build=builds.append)
+    assert builds == []
+    assert not (out / ".ccreport" / "state.json").exists()
+    assert [p for p in out.rglob("*.tmp")] == []
