@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import orjson
 from markupsafe import Markup
 
 from . import __version__, toolresults
@@ -26,7 +27,8 @@ from .markup import esc, human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
-from .resources import asset_files, asset_names, env
+from .resources import asset_files, asset_names, env, fingerprint
+from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash, render_options
 from .write import Writer
 
 KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
@@ -56,6 +58,7 @@ class BuildResult:
     malformed: int = 0
     seconds: float = 0.0
     written: list = field(default_factory=list)
+    deleted: list = field(default_factory=list)  # pages of transcripts that are gone
     errors: list = field(default_factory=list)
 
     def summary_line(self, out: Path) -> str:
@@ -92,35 +95,55 @@ def _common(root: str, title: str, crumbs, page_kind: str, source: str = "") -> 
 # --- one transcript ---------------------------------------------------------------------------
 def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts: Options,
                       agent_urls: dict, agent_calls: dict, parent_url: str | None, blobs: BlobStore,
-                      project_title: str, copy_tool_result=None) -> dict:
-    """Stream one transcript into its pages. Returns its summary (counts, pages, usage…)."""
+                      project_title: str, resume: dict | None = None, copy_tool_result=None) -> dict:
+    """Stream one transcript into its pages. Returns its summary (counts, pages, usage…).
+
+    ``resume`` is the transcript's previous summary (state.py): reading then starts at the first
+    byte of its last page with the model state saved there, and the earlier pages are kept as
+    they are. Besides the summary fields the indexes use, the result holds what the next
+    incremental run needs: ``hashes`` (page no → sha256 of its HTML), ``agent_refs`` (sub-agent
+    id → [page no, linked]) and ``agent_keys`` (agent_calls keys worth keeping).
+    """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
     tmpl = env().get_template("page.html")
     summary = {"id": t.id, "kind": t.kind, "label": t.label, "agent_type": t.agent_type, "description": t.description,
-               "size": t.size, "pages": [], "messages": 0, "malformed": 0, "lines": 0, "error": None, "pending": 0}
-    builder = Builder()
+               "size": t.size, "pages": [], "messages": 0, "malformed": 0, "lines": 0, "error": None, "pending": 0,
+               "hashes": {}, "agent_refs": {}, "agent_keys": []}
+    start_no, start_line, start_offset, carry = 1, 1, 0, None
+    if resume and resume.get("pages") and resume.get("carry_last") is not None:
+        start_no, start_line, start_offset = resume["pages"][-1]
+        carry = _copy(resume["carry_last"])
+        summary["pages"] = [list(p) for p in resume["pages"][:-1]]
+        summary["hashes"] = {k: v for k, v in resume.get("hashes", {}).items() if int(k) < start_no}
+        summary["agent_refs"] = {k: v for k, v in resume.get("agent_refs", {}).items() if v[0] < start_no}
+        summary["agent_keys"] = list(resume.get("agent_keys", []))
+    builder = Builder(carry)
     heading = f"{project_title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
     crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"},
               {"label": s.id[:8], "url": f"{root}{session_dir(s)}/index.html"}]
     if t.kind != "main":
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
+    keys = set(summary["agent_keys"])
     try:
         with open(t.path, "rb") as fh:
-            reader = Reader(fh)
+            reader = Reader(fh, start_offset, start_line)
             last: Page | None = None
-            for page in paginate(reader, builder, opts.page_size):
+            for page in paginate(reader, builder, opts.page_size, start_no, start_line, start_offset):
                 last = page
-                _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
-                            heading, crumbs, agent_line, reader.pending, copy_tool_result)
+                digest = _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url,
+                                     blobs, heading, crumbs, agent_line, reader.pending,
+                                     refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
+                summary["hashes"][str(page.no)] = digest
             summary["lines"] = reader.line - 1
             summary["pending"] = reader.pending
             summary["offset"] = reader.offset
             summary["carry_last"] = last.carry if last else None
     except OSError as exc:
         summary["error"] = f"cannot read {t.path}: {exc.strerror or exc}"
+    summary["agent_keys"] = sorted(keys)
     c = builder.carry
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
@@ -130,8 +153,19 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     return summary
 
 
+def _copy(data):
+    return orjson.loads(orjson.dumps(data))
+
+
+# Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
+AGENT_TOOLS = ("Task", "Agent")
+
+
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
-                heading, crumbs, agent_line, pending, copy_tool_result=None) -> None:
+                heading, crumbs, agent_line, pending, refs: dict | None = None, keys: set | None = None,
+                copy_tool_result=None) -> str:
+    """Render and write one page; returns the sha256 of its HTML. ``refs`` collects the sub-agent
+    ids its calls name (and whether they were linked), ``keys`` the agent_calls keys to keep."""
     lines = set()
     for m in page.messages:
         lines.update(m.lines)
@@ -140,13 +174,19 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
     parts = []
     for m in page.messages:
         parts.append(render_message(m, ctx))
-        if t.kind == "main":
-            for call in m.calls:
-                r = call.result
-                aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+        for call in m.calls:
+            r = call.result
+            aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+            if refs is not None and isinstance(aid, str) and aid not in refs:
+                refs[aid] = [page.no, aid in agent_urls]
+            if t.kind == "main":
                 if isinstance(aid, str):
                     agent_calls.setdefault(aid, f"{page_name(page.no)}#L{call.line}")
+                    if keys is not None:
+                        keys.add(aid)
                 agent_calls.setdefault(call.id, f"{page_name(page.no)}#L{call.line}")
+                if keys is not None and call.name in AGENT_TOOLS:
+                    keys.add(call.id)
     last_line = max(lines) if lines else page.first_line
     body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
     html = tmpl.render(**_common(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}], "transcript"),
@@ -158,26 +198,188 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
                        overview_url=("../" if t.slug else "") + "index.html",
                        parent_link=parent_url, pending=pending)
     writer.write(f"{rel}/{page_name(page.no)}", html)
+    return page_hash(html)
 
 
 # --- one session ------------------------------------------------------------------------------
 def build_session(s: Session, out: Path, opts: Options, project_title: str) -> dict:
+    """Render a whole session from scratch (the cold path; update_session without state)."""
+    return update_session(s, out, opts, project_title, None)
+
+
+def _agent_urls(s: Session) -> dict:
+    return {t.id: f"{transcript_dir(s, t)}/{page_name(1)}" for t in s.agents}
+
+
+def _parent_url(s: Session, t: Transcript, agent_calls: dict) -> str | None:
+    call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
+    return f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
+
+
+def _rel_source(s: Session, t: Transcript) -> str:
+    # The transcript's path under projects/ (discovery builds it from the project's path).
+    root, path = str(s.project.path.parent), str(t.path)
+    return path[len(root) + 1:] if path.startswith(root + os.sep) else path
+
+
+def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | None, agent_urls: dict,
+                    out: Path, touched: list | None = None) -> str:
+    """How to bring one transcript's pages up to date: "same" (nothing to do), "grow" (resume at
+    its last page) or "full" (render from line 1). Costs stats, plus a ≤ 64 KiB read when grown."""
+    if prev is None or prev.get("error") or not prev.get("pages") or prev.get("carry_last") is None:
+        return "full"
+    if (prev.get("source") != _rel_source(s, t) or prev.get("inode") != t.inode
+            or prev.get("parent_url") != parent or prev.get("meta") != [t.agent_type, t.description]):
+        return "full"
+    last_no = prev["pages"][-1][0]
+    mode = "same"
+    for aid, (no, linked) in prev.get("agent_refs", {}).items():
+        if (aid in agent_urls) != linked:  # a sub-agent link would now render differently
+            if no < last_no:
+                return "full"
+            mode = "grow"
+    folder = out / transcript_dir(s, t)
+    stamp = _dir_stamp(folder)
+    if stamp is None or stamp != prev.get("dir_mtime_ns"):
+        # Something was added to or removed from the folder since we wrote it: look at each page.
+        for no, _, _ in prev["pages"][:-1]:
+            if not (folder / page_name(no)).exists():
+                return "full"  # a closed page deleted by hand: only a read from line 1 restores it
+        if not (folder / page_name(last_no)).exists() or not (folder / "latest.html").exists():
+            mode = "grow"
+        elif t.kind == "main" and not (folder / "index.html").exists():
+            mode = "grow"  # the session overview (written with the main transcript's update)
+        elif stamp is not None:
+            prev["dir_mtime_ns"] = stamp  # all there: remember the folder as it is now
+            if touched is not None:
+                touched.append(t.id)
+    if t.size == prev.get("size") and t.mtime_ns == prev.get("mtime_ns"):
+        return mode
+    if t.size <= prev.get("size", 0):
+        return "full"  # shrunk, or rewritten in place at the same size
+    if head_hash(t.path, prev.get("head_len", 0)) != prev.get("head"):
+        return "full"  # the start of the file is not what we read: a new file under the old name
+    return "grow"
+
+
+def _dir_stamp(folder: Path) -> int | None:
+    """The folder's mtime: it changes when a file in it is created, renamed or deleted, so an
+    unchanged stamp saves a stat per page on a run where nothing changed."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _seed_calls(old: dict | None, main_mode: str | None) -> dict:
+    return dict(old.get("agent_calls", {})) if old and main_mode in ("same", "grow") else {}
+
+
+def session_plans(s: Session, old: dict | None, out: Path, touched: list | None = None) -> tuple[dict, dict]:
+    """Plans for every transcript of ``s`` (id → mode) and the agent_calls they rest on."""
+    prev = (old or {}).get("transcripts", {})
+    agent_urls = _agent_urls(s)
+    plans = {}
+    if s.main:
+        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agent_urls, out, touched)
+    calls = _seed_calls(old, plans.get("main"))
+    for t in s.agents:
+        plans[t.id] = plan_transcript(s, t, prev.get(t.id), _parent_url(s, t, calls), agent_urls, out, touched)
+    return plans, calls
+
+
+def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | None = None) -> bool:
+    """True when nothing of the session needs reading or writing (stats only)."""
+    if not old or set(old.get("transcripts", {})) != {t.id for t in s.transcripts}:
+        return False
+    plans, _ = session_plans(s, old, out, touched)
+    if not all(m == "same" for m in plans.values()):
+        return False
+    return s.main is not None or (out / session_dir(s) / "index.html").exists()
+
+
+def update_session(s: Session, out: Path, opts: Options, project_title: str, old: dict | None,
+                   full: bool = False) -> dict:
+    """Bring one session's pages up to date with its transcripts, given its previous state (None:
+    render everything; ``full``: render everything but still prune by ``old``). Returns the
+    summaries, the files written and deleted, and the session's new state."""
     writer = Writer(out)
     blobs = BlobStore(out, writer.written)
-    agent_urls = {t.id: f"{transcript_dir(s, t)}/{page_name(1)}" for t in s.agents}
-    agent_calls: dict[str, str] = {}
+    agent_urls = _agent_urls(s)
     copy = toolresults.copier(s.tool_results_dir, f"{session_dir(s)}/tool-results", writer)
+    prev_ts = (old or {}).get("transcripts", {})
+    deleted: list[str] = []
+    if full or old is None:
+        plans = {t.id: "full" for t in s.transcripts}
+        agent_calls: dict[str, str] = {}
+    else:
+        plans, agent_calls = session_plans(s, old, out)
     results = []
-    if s.main:
-        results.append(render_transcript(s, s.main, out, writer, opts, agent_urls, agent_calls, None, blobs, project_title, copy))
-    for t in s.agents:
-        call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
-        parent = f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
-        results.append(render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title, copy))
+    new_ts = {}
+    for t in s.transcripts:
+        mode = plans[t.id]
+        prev = prev_ts.get(t.id)
+        parent = None if t.kind == "main" else _parent_url(s, t, agent_calls)
+        if t.kind != "main" and mode != "full" and prev and prev.get("parent_url") != parent:
+            mode = "full"  # the main transcript's re-rendered pages moved the call this agent links to
+            plans[t.id] = mode
+        if mode == "same":
+            summary = prev
+        else:
+            summary = render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title,
+                                        resume=prev if mode == "grow" else None, copy_tool_result=copy)
+            summary.update(source=_rel_source(s, t), inode=t.inode, mtime_ns=t.mtime_ns, parent_url=parent,
+                           meta=[t.agent_type, t.description])
+            consumed = summary.get("offset") or 0
+            summary["head_len"] = min(HEAD_BYTES, consumed)
+            summary["head"] = head_hash(t.path, summary["head_len"])
+            if prev and mode == "full":
+                _prune_pages(out, transcript_dir(s, t), prev, len(summary["pages"]), deleted)
+        results.append(summary)
+        new_ts[t.id] = summary
+    for tid, prev in prev_ts.items():
+        if tid not in new_ts:  # the transcript file is gone: so are its pages
+            _prune_pages(out, session_dir(s) + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
+    changed = any(m != "same" for m in plans.values()) or set(prev_ts) != set(new_ts)
     info = session_summary(s, results)
-    write_session_overview(s, info, results, writer, project_title)
+    if changed or not (out / session_dir(s) / "index.html").exists():
+        write_session_overview(s, info, results, writer, project_title)
+    for t in s.transcripts:  # after the last write into the folders: see plan_transcript
+        new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
+    keep = set((new_ts.get("main") or {}).get("agent_keys", []))
+    for t in s.agents:
+        keep.update(k for k in (t.id, t.tool_use_id) if k)
+    state = {"format": STATE_FORMAT, "project": s.project.dir_name, "id": s.id, "title": project_title,
+             "agent_calls": {k: agent_calls[k] for k in sorted(agent_calls) if k in keep}, "transcripts": new_ts,
+             "info": info}
     return {"info": info, "project": s.project.dir_name, "transcripts": results, "written": [str(p) for p in writer.written],
-            "errors": [r["error"] for r in results if r["error"]]}
+            "deleted": deleted, "errors": [r["error"] for r in results if r["error"]], "state": state}
+
+
+def _prune_pages(out: Path, rel: str, prev: dict, keep: int, deleted: list) -> None:
+    """Delete the pages past ``keep`` of a transcript (all of them and latest.html when 0)."""
+    names = [page_name(p[0]) for p in prev.get("pages", []) if p[0] > keep]
+    if keep == 0:
+        names.append("latest.html")
+    for name in names:
+        _remove(out / rel / name, deleted)
+    if keep == 0 and rel.count("/") > 2:  # an agent-<id>/ folder: drop it when empty
+        _rmdir(out / rel)
+
+
+def _remove(path: Path, deleted: list) -> None:
+    try:
+        path.unlink()
+        deleted.append(str(path))
+    except FileNotFoundError:
+        pass
+
+
+def _rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
 
 
 def session_summary(s: Session, results: list[dict]) -> dict:
@@ -240,7 +442,9 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
 
 
 # --- indexes ----------------------------------------------------------------------------------
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict) -> dict:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None = None) -> dict:
+    """The home page and the project pages (only those named in ``only`` when given: the rows of
+    the home page come from the summaries either way)."""
     rows = []
     totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
@@ -256,10 +460,11 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
                      "first_prompt": (i.get("prompt") or "")[:200], "started": local_date(i["first_ts"]),
                      "last": local_date(i["last_ts"]), "messages": f'{i["messages"]:,}', "transcripts": i["transcripts"],
                      "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3])} for i in infos]
-        html = env().get_template("project.html").render(
-            **_common(root, title, [{"label": title, "url": None}], "project"),
-            project={"title": title, "dir_name": p.dir_name}, sessions=sessions)
-        writer.write(f"{rel}/index.html", html)
+        if only is None or p.dir_name in only:
+            html = env().get_template("project.html").render(
+                **_common(root, title, [{"label": title, "url": None}], "project"),
+                project={"title": title, "dir_name": p.dir_name}, sessions=sessions)
+            writer.write(f"{rel}/index.html", html)
         msgs = sum(i["messages"] for i in infos)
         last = max((i["last_ts"] for i in infos if i.get("last_ts")), default=None)
         rows.append({"url": f"{rel}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
@@ -283,72 +488,175 @@ def write_assets(writer: Writer) -> None:
 
 # --- the whole build --------------------------------------------------------------------------
 def _session_job(args):
-    s, out, opts, title = args
+    s, out, opts, title, old, full = args
     try:
-        return build_session(s, out, opts, title)
+        return update_session(s, out, opts, title, old, full)
     except Exception as exc:  # one broken session must not take the archive down
         import traceback
 
         detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
-        return {"info": None, "project": s.project.dir_name, "transcripts": [], "written": [],
-                "errors": [f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"]}
+        return {"info": None, "project": s.project.dir_name, "transcripts": [], "written": [], "deleted": [],
+                "state": None, "errors": [f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"]}
 
 
-def build(home: Path, out: Path, opts: Options, progress=None) -> BuildResult:
+class Interrupted(Exception):
+    """The build was asked to stop (build(stop=…)) between two sessions; nothing was saved."""
+
+
+def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
+          catalog: Catalog | None = None, only_projects: set | None = None, stop=None) -> BuildResult:
+    """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
+    is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
+    memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
+    something changed (sessions elsewhere are then taken from the state without a stat).
+    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session."""
     t0 = time.perf_counter()
-    catalog = discover(home)
+    catalog = catalog if catalog is not None else discover(home)
     res = BuildResult(errors=list(catalog.problems))
     out.mkdir(parents=True, exist_ok=True)
+    st = state if state is not None else State.load(out)
+    fp = fingerprint()
+    full_all = not st.compatible(opts, fp)
+    old_titles = {} if full_all else st.head.get("titles", {})
     writer = Writer(out)
     write_assets(writer)
     sessions = list(catalog.sessions())
     # Project titles are needed in page headings before any session is read: peek each project's cwd.
-    titles = {p.dir_name: _peek_project_title(p) for p in catalog.projects}
-    jobs = [(s, out, opts, titles[s.project.dir_name]) for s in sessions]
+    old_sources = {} if full_all else st.head.get("title_sources", {})
+    sources: dict = {}
+    if only_projects is not None and not full_all:
+        titles = {p.dir_name: old_titles[p.dir_name] if p.dir_name in old_titles and p.dir_name not in only_projects
+                  else _project_title(p, old_sources.get(p.dir_name), sources) for p in catalog.projects}
+        for pdir in titles:
+            if pdir not in sources and pdir in old_sources:
+                sources[pdir] = old_sources[pdir]
+    else:
+        only_projects = None
+        titles = {p.dir_name: _project_title(p, old_sources.get(p.dir_name), sources) for p in catalog.projects}
+    infos_by_project: dict[str, list] = {}
+    dirty: set[str] = set()
+    jobs = []
+    seen = set()
+    for s in sessions:
+        pdir = s.project.dir_name
+        key = (pdir, s.id)
+        seen.add(key)
+        old = st.sessions.get(key)
+        # A new project title is in every heading of the project: then its sessions are redone.
+        full = full_all or old_titles.get(pdir) != titles[pdir]
+        quiet = only_projects is not None and pdir not in only_projects and old is not None
+        if not full and (quiet or session_unchanged(s, old, out, touched := [])):
+            if not quiet and touched:
+                st.dirty.add(key)  # a folder stamp was refreshed
+            # Unchanged transcripts mean an unchanged session row: the saved one is reused.
+            info = old.get("info") or session_summary(s, [old["transcripts"][t.id] for t in s.transcripts])
+            _count(res, infos_by_project, pdir, info)
+            continue
+        jobs.append((s, out, opts, titles[pdir], old, full))
+        dirty.add(pdir)
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j[0].size)
-    infos_by_project: dict[str, list] = {}
     done = 0
     if progress:
         progress(0, len(jobs))  # the total, before the first (possibly long) session ends
-    results_iter = _run(jobs, opts.jobs)
-    for r in results_iter:
+    for r in _run(jobs, opts.jobs, stop):
         done += 1
         if progress:
             progress(done, len(jobs))
         res.errors.extend(r["errors"])
         res.written.extend(r["written"])
-        info = r["info"]
-        if info is None:
-            continue
-        infos_by_project.setdefault(r["project"], []).append(info)
-        res.sessions += 1
-        res.transcripts += info["transcripts"]
-        res.pages += info["pages"]
-        res.messages += info["messages"]
-        res.malformed += info["malformed"]
-    write_indexes(catalog, infos_by_project, writer, titles)
+        res.deleted.extend(r.get("deleted", []))
+        if r["state"] is not None:
+            st.sessions[(r["project"], r["state"]["id"])] = r["state"]
+            st.dirty.add((r["project"], r["state"]["id"]))
+        if r["info"] is not None:
+            _count(res, infos_by_project, r["project"], r["info"])
+    # Sessions whose files are gone: their pages go too.
+    for key in [k for k in st.sessions if k not in seen]:
+        _prune_session(out, key, st.sessions.pop(key), res.deleted)
+        dirty.add(key[0])
+    current = {p.dir_name for p in catalog.projects}
+    for pdir in set(st.head.get("titles", {})) - current:
+        _remove(out / "p" / pdir / "index.html", res.deleted)
+        _rmdir(out / "p" / pdir)
+    missing = {p for p in current if not (out / "p" / p / "index.html").exists()}
+    if full_all or dirty or missing or res.deleted or not (out / "index.html").exists():
+        write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing)
     res.written.extend(str(p) for p in writer.written)
+    st.set_head(opts, fp, titles, sources)
+    try:
+        st.save()
+    except OSError as exc:
+        res.errors.append(f"cannot save the incremental state in {st.dir}: {exc.strerror or exc}")
     res.projects = len(catalog.projects)
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def _run(jobs, n):
+def _count(res: BuildResult, infos_by_project: dict, pdir: str, info: dict) -> None:
+    infos_by_project.setdefault(pdir, []).append(info)
+    res.sessions += 1
+    res.transcripts += info["transcripts"]
+    res.pages += info["pages"]
+    res.messages += info["messages"]
+    res.malformed += info["malformed"]
+
+
+def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) -> None:
+    rel = f"p/{key[0]}/{key[1]}"
+    for tid, prev in old.get("transcripts", {}).items():
+        _prune_pages(out, rel + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
+    _remove(out / rel / "index.html", deleted)
+    _rmdir(out / rel)
+
+
+def _run(jobs, n, stop=None):
     if n <= 1 or len(jobs) <= 1:
         for j in jobs:
+            if stop is not None and stop.is_set():
+                raise Interrupted()
             yield _session_job(j)
         return
-    with ProcessPoolExecutor(max_workers=n) as pool:
-        yield from pool.map(_session_job, jobs, chunksize=1)
+    pool = ProcessPoolExecutor(max_workers=n)
+    try:
+        for r in pool.map(_session_job, jobs, chunksize=1):
+            if stop is not None and stop.is_set():
+                raise Interrupted()
+            yield r
+    except BaseException:
+        # Interrupted (Ctrl-C, a stop request): drop the sessions not started rather than
+        # finishing the whole build first. Written pages are complete (atomic writes).
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
-def _peek_project_title(p) -> str:
+def _peek_project_title(p, seen: list | None = None) -> str:
+    """The project's title: the first cwd in its most recent session. ``seen`` collects the
+    [path, size, mtime_ns] of each transcript peeked at, so a later run can tell it would peek at
+    the same unchanged files (and skip reading them: _project_title)."""
     from .home import peek_field
 
     for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns):
         for t in s.transcripts:
+            if seen is not None:
+                seen.append([str(t.path), t.size, t.mtime_ns])
             cwd = peek_field(t.path, "cwd", limit=64 * 1024)
             if cwd:
                 return cwd
     return p.dir_name
+
+
+def _project_title(p, cached: dict | None, sources: dict) -> str:
+    """_peek_project_title, reusing ``cached`` ({"title", "seen"}) when the same files, unchanged,
+    would be peeked at in the same order. Records what it used in ``sources``."""
+    if cached and cached.get("seen"):
+        order = [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
+        seen = cached["seen"]
+        if len(order) >= len(seen) and all([str(t.path), t.size, t.mtime_ns] == want for t, want in zip(order, seen)):
+            sources[p.dir_name] = cached
+            return cached["title"]
+    seen: list = []
+    title = _peek_project_title(p, seen)
+    sources[p.dir_name] = {"title": title, "seen": seen}
+    return title

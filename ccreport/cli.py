@@ -205,3 +205,27 @@ def tail(home, session, lines, agent, as_json):
         click.echo(orjson.dumps(result).decode())
     else:
         click.echo(readable(result))
+
+
+# --- watch ---
+@cli.command()
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="Output folder of the site.")
+@click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
+              help="Messages per transcript page.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
+def watch(home, out, page_size, quiet):
+    """Keep the site current while sessions are written (Ctrl-C stops)."""
+    from .build import Options
+    from .watch import run
+
+    home = resolve_home(str(home) if home else None)
+    opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
+    try:
+        code = run(home, out, opts, quiet=quiet)
+    except HomeError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
+    sys.exit(code)

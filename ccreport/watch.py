@@ -1,0 +1,174 @@
+"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
+
+``follow()`` makes the site current once, then waits on watchfiles (inotify on Linux) for changes
+under ``home/projects`` and runs the incremental build (build.py, state.py) with the state kept in
+memory. Because that build only stats unchanged transcripts and resumes grown ones at their last
+page, an append costs about the bytes appended plus one or two pages, whatever the session's size.
+
+What it relies on from the lower stages: the reader holds back a line without its newline (a
+transcript mid-write is shown up to its last complete line and re-read from there next time),
+and every page is written atomically (write.py), so a browser or ``serve`` never sees a partial
+page. A transcript deleted or replaced while watched is just another change: its pages are pruned
+or rebuilt by the same build.
+
+``serve --watch`` calls ``follow(..., on_change=push)`` to tell browsers which files changed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+import watchfiles
+
+from .build import BuildResult, Interrupted, Options, build
+from .home import Catalog, HomeError, Project, contained, discover
+from .home import _scan_project as scan_project
+from .state import State
+
+# watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
+# the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page
+# latency low; an append of many lines in a row still becomes a single build.
+STEP_MS = 10
+DEBOUNCE_MS = 100
+
+
+def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
+    """A watch filter that ignores the output folder (it may live inside the home) and the
+    temporary files of atomic writes."""
+    site = str(out.resolve())
+
+    def keep(change: watchfiles.Change, path: str) -> bool:
+        if path == site or path.startswith(site + os.sep):
+            return False
+        return not os.path.basename(path).endswith(".tmp")
+
+    return keep
+
+
+def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]], None] | None = None,
+           stop_event: threading.Event | None = None, on_build: Callable[[BuildResult], None] | None = None,
+           on_error: Callable[[str], None] | None = None, step_ms: int = STEP_MS,
+           debounce_ms: int = DEBOUNCE_MS) -> None:
+    """Keep ``out`` current with ``home`` until ``stop_event`` is set (or Ctrl-C).
+
+    ``on_change(paths)`` gets the absolute paths of the files each update wrote or deleted (only
+    when there are some); ``on_build(result)`` every BuildResult, the first one included;
+    ``on_error(message)`` a failure of one update (the watch goes on; the last good pages stay).
+    Raises HomeError when the home cannot be used at the start.
+    """
+    state = State.load(out)
+    catalog = discover(home)
+    try:
+        first = build(home, out, opts, state=state, catalog=catalog, stop=stop_event)
+    except Interrupted:
+        return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
+    _report(first, on_change, on_build)
+    # Updates touch a session or two: worker processes would cost more than they save.
+    live = replace(opts, jobs=1)
+    projects = home / "projects"
+    for changes in watchfiles.watch(projects, watch_filter=_outside(out), step=step_ms, debounce=debounce_ms,
+                                    stop_event=stop_event, rust_timeout=1000, yield_on_timeout=False,
+                                    raise_interrupt=False):
+        if stop_event is not None and stop_event.is_set():
+            break
+        try:
+            names = _projects_of(changes, projects)
+            catalog = discover(home) if names is None else rescan(catalog, names)
+            res = build(home, out, live, state=state, catalog=catalog, only_projects=names)
+        except HomeError as exc:
+            _error(on_error, str(exc))
+            continue
+        except OSError as exc:
+            _error(on_error, f"cannot update the site in {out}: {exc.strerror or exc}")
+            state = State.load(out)  # what is on disk is the truth again
+            continue
+        _report(res, on_change, on_build)
+
+
+def _projects_of(changes, projects: Path) -> set[str] | None:
+    """The project folders the changed paths lie in (None: something above them changed)."""
+    names = set()
+    roots = {str(projects) + os.sep, str(projects.resolve()) + os.sep, os.path.abspath(projects) + os.sep}
+    for _, path in changes:
+        root = next((r for r in roots if path.startswith(r)), None)
+        if root is None:
+            return None
+        names.add(path[len(root):].split(os.sep, 1)[0])
+    return names
+
+
+def rescan(catalog: Catalog, names: set[str]) -> Catalog:
+    """The catalog with the projects ``names`` listed again (added, changed or gone)."""
+    root = catalog.home / "projects"
+    by_name = {p.dir_name: p for p in catalog.projects}
+    problems: list[str] = []
+    for name in names:
+        by_name.pop(name, None)
+        pdir = root / name
+        if not pdir.is_dir() or not contained(pdir, root):
+            continue
+        project = Project(name, pdir)
+        try:
+            scan_project(project, root, problems)
+        except OSError as exc:
+            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+        if project.sessions:
+            by_name[name] = project
+    return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)
+
+
+def _report(res: BuildResult, on_change, on_build) -> None:
+    if on_build is not None:
+        on_build(res)
+    changed = list(res.written) + list(res.deleted)
+    if changed and on_change is not None:
+        on_change(changed)
+
+
+def _error(on_error, msg: str) -> None:
+    if on_error is not None:
+        on_error(msg)
+    else:
+        print(f"ccreport: error: {msg}", file=sys.stderr, flush=True)
+
+
+def run(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
+    """The `ccreport watch` command: follow until Ctrl-C or SIGTERM, reporting each update."""
+    import signal
+
+    stop = threading.Event()
+
+    def _stop(signum, frame):
+        stop.set()
+
+    # Both signals only ask to stop: the catch-up run (maybe a long first build) ends after the
+    # session in hand, the watch between two updates, so no page is left half done.
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    builds = 0
+
+    def on_build(res: BuildResult) -> None:
+        nonlocal builds
+        builds += 1
+        for err in res.errors:
+            print(f"ccreport: error: {err}", file=sys.stderr, flush=True)
+        if not quiet and (res.written or res.deleted):
+            print(f"ccreport: {time.strftime('%H:%M:%S')} {len(res.written)} written, {len(res.deleted)} deleted "
+                  f"in {res.seconds * 1000:.0f} ms", file=sys.stderr, flush=True)
+        if builds == 1 and not quiet:
+            print(f"ccreport: watching {home / 'projects'} → {out / 'index.html'} (Ctrl-C to stop)",
+                  file=sys.stderr, flush=True)
+
+    follow(home, out, opts, stop_event=stop, on_build=on_build)
+    if builds == 0:
+        print("ccreport: stopped before the site was up to date", file=sys.stderr, flush=True)
+        return 130
+    if not quiet:
+        print("ccreport: watch stopped", file=sys.stderr, flush=True)
+    return 0

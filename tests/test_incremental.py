@@ -1,0 +1,405 @@
+"""Incremental builds: each run writes only what changed, and the result is the cold build's.
+
+Every test records the files a run wrote (BuildResult.written, from Writer.written) and compares
+the site with a cold build of the same input in a fresh folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ccreport import build as B
+from ccreport import state as S
+from ccreport.build import Options, build
+from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
+
+PROJECT = "-home-u-proj"
+SID = "11111111-2222-3333-4444-555555555555"
+SDIR = f"p/{PROJECT}/{SID}"
+
+
+def exchange(i: int, sid: str = SID) -> list[dict]:
+    """One prompt and its answer (two lines), numbered so every line is unique."""
+    return [user(f"u{i}", f"prompt number {i}", sid=sid, ts=f"2025-06-01T10:{i // 60:02d}:{i % 60:02d}.000Z"),
+            assistant(f"a{i}", [{"type": "text", "text": f"answer number {i}"}], parent=f"u{i}", sid=sid,
+                      mid=f"msg_{i}", rid=f"req_{i}", ts=f"2025-06-01T10:{i // 60:02d}:{i % 60:02d}.500Z")]
+
+
+def lines_of(n: int, start: int = 0, sid: str = SID) -> list[dict]:
+    return [e for i in range(start, start + n) for e in exchange(i, sid)]
+
+
+def append(path: Path, entries) -> None:
+    with open(path, "ab") as fh:
+        for e in entries:
+            fh.write((json.dumps(e) + "\n").encode() if isinstance(e, dict) else e)
+
+
+def rel_written(res, out: Path) -> set[str]:
+    return {Path(p).relative_to(out).as_posix() for p in res.written}
+
+
+def site_files(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
+            if p.is_file() and ".ccreport" not in p.parts}
+
+
+def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) -> None:
+    cold = tmp_path / f"cold-{random.random()}"
+    res = build(home, cold, opts)
+    assert res.errors == []
+    a, b = site_files(out), site_files(cold)
+    assert sorted(a) == sorted(b)
+    assert [k for k in a if a[k] != b[k]] == []
+    # The state is the cold build's too (so the next run behaves the same either way), but for
+    # the output folders' own mtimes.
+    sa = {p.name: _state(p) for p in (out / ".ccreport").rglob("*.json")}
+    sb = {p.name: _state(p) for p in (cold / ".ccreport").rglob("*.json")}
+    assert sa == sb
+
+
+def _state(path: Path):
+    data = json.loads(path.read_text())
+    for t in data.get("transcripts", {}).values():
+        t.pop("dir_mtime_ns", None)
+    return data
+
+
+@pytest.fixture
+def opts():
+    return Options(page_size=5, jobs=1)
+
+
+@pytest.fixture
+def home(tmp_path):
+    """One project, one session of 12 exchanges (24 lines → 5 pages at 5 messages a page)."""
+    return make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
+
+
+def main_file(home: Path) -> Path:
+    return home / "projects" / PROJECT / f"{SID}.jsonl"
+
+
+def test_no_change_rebuild_writes_nothing(home, tmp_path, opts):
+    out = tmp_path / "site"
+    first = build(home, out, opts)
+    assert first.errors == [] and f"{SDIR}/page-0005.html" in rel_written(first, out)
+    again = build(home, out, opts)
+    assert again.written == [] and again.deleted == []
+    assert again.pages == first.pages and again.messages == first.messages
+
+
+def test_no_change_does_not_open_transcripts(home, tmp_path, opts, monkeypatch):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    opened = []
+    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: opened.append(a[1]) or pytest.fail("rendered"))
+    build(home, out, opts)
+    assert opened == []
+
+
+def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    append(main_file(home), [user("late", "one more prompt", ts="2025-06-01T11:00:00.000Z")])
+    res = build(home, out, opts)
+    written = rel_written(res, out)
+    assert len(written) <= 4
+    assert f"{SDIR}/page-0005.html" in written and f"{SDIR}/index.html" in written
+    assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_append_reads_only_from_the_last_page(home, tmp_path, opts, monkeypatch):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    st = S.State.load(out)
+    last = st.sessions[(PROJECT, SID)]["transcripts"]["main"]["pages"][-1]
+    starts = []
+    real = B.Reader
+
+    class Spy(real):
+        def __init__(self, fh, offset=0, line=1):
+            starts.append((offset, line))
+            super().__init__(fh, offset, line)
+
+    monkeypatch.setattr(B, "Reader", Spy)
+    append(main_file(home), lines_of(1, start=50))
+    build(home, out, opts)
+    assert starts == [(last[2], last[1])] and last[2] > 0
+
+
+def test_new_page_rewrites_the_previous_last_page(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    # Page 5 holds the last 4 messages: two more exchanges (4 messages) open page 6.
+    append(main_file(home), lines_of(2, start=12))
+    res = build(home, out, opts)
+    written = rel_written(res, out)
+    assert {f"{SDIR}/page-0005.html", f"{SDIR}/page-0006.html", f"{SDIR}/latest.html"} <= written
+    assert not any(f"{SDIR}/page-000{k}.html" in written for k in range(1, 5))
+    assert 'href="page-0006.html" rel="next"' in (out / SDIR / "page-0005.html").read_text()
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_partial_line_waits_until_complete(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    line = (json.dumps(user("p1", "half written prompt", ts="2025-06-01T11:00:00.000Z")) + "\n").encode()
+    append(main_file(home), [line[:30]])
+    build(home, out, opts)
+    assert "half written" not in page_text(out / SDIR / "page-0005.html")
+    assert "Waiting for more" in page_text(out / SDIR / "page-0005.html")
+    append(main_file(home), [line[30:]])
+    build(home, out, opts)
+    assert "half written prompt" in page_text(out / SDIR / "page-0005.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+# --- one test per invalidation cause ------------------------------------------------------------
+def test_truncated_transcript_is_rebuilt_and_extra_pages_pruned(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    write_jsonl(main_file(home), lines_of(3))
+    res = build(home, out, opts)
+    assert not (out / SDIR / "page-0003.html").exists()
+    assert str(out / SDIR / "page-0005.html") in res.deleted
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_rewritten_head_is_rebuilt(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    entries = lines_of(14)
+    entries[0] = user("u0", "a different first prompt", ts="2025-06-01T10:00:00.000Z")
+    write_jsonl(main_file(home), entries)  # larger than before, but not an append
+    res = build(home, out, opts)
+    assert f"{SDIR}/page-0001.html" in rel_written(res, out)
+    assert "a different first prompt" in page_text(out / SDIR / "page-0001.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_replaced_file_same_size_is_rebuilt(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    path = main_file(home)
+    data = path.read_bytes().replace(b"answer number 1\"", b"ANSWER NUMBER 1\"")
+    tmp = path.with_suffix(".new")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)  # a rotation: other inode, same size
+    build(home, out, opts)
+    assert "ANSWER NUMBER 1" in page_text(out / SDIR / "page-0001.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_option_change_rebuilds_all(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    bigger = Options(page_size=10, jobs=1)
+    res = build(home, out, bigger)
+    assert f"{SDIR}/page-0001.html" in rel_written(res, out)
+    assert not (out / SDIR / "page-0004.html").exists()
+    assert_same_as_cold(home, out, tmp_path, bigger)
+
+
+def test_version_change_rebuilds_all(home, tmp_path, opts, monkeypatch):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    rendered = []
+    real = B.render_transcript
+    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: rendered.append(k.get("resume")) or real(*a, **k))
+    monkeypatch.setattr(S, "__version__", "99.0")
+    build(home, out, opts)
+    assert rendered == [None]  # the one transcript, from line 1
+
+
+def test_fingerprint_change_rebuilds_all(home, tmp_path, opts, monkeypatch):
+    other = tmp_path / "other"
+    make_home(other, {"-home-u-other": {"22222222-2222-3333-4444-555555555555.jsonl": lines_of(2, sid="s2")}})
+    shutil.copytree(other / "projects" / "-home-u-other", home / "projects" / "-home-u-other")
+    out = tmp_path / "site"
+    build(home, out, opts)
+    rendered = []
+    real = B.render_transcript
+    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: rendered.append(a[1].path.name) or real(*a, **k))
+    monkeypatch.setattr(B, "fingerprint", lambda: "templates-changed")
+    build(home, out, opts)
+    assert len(rendered) == 2
+
+
+@pytest.mark.parametrize("name", ["page-0002.html", "page-0005.html", "latest.html", "index.html"])
+def test_page_deleted_by_hand_is_rebuilt(home, tmp_path, opts, name):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    before = (out / SDIR / name).read_bytes()
+    (out / SDIR / name).unlink()
+    res = build(home, out, opts)
+    assert rel_written(res, out) == {f"{SDIR}/{name}"}
+    assert (out / SDIR / name).read_bytes() == before
+
+
+def test_index_pages_deleted_by_hand_are_rebuilt(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    (out / "index.html").unlink()
+    (out / "p" / PROJECT / "index.html").unlink()
+    res = build(home, out, opts)
+    assert rel_written(res, out) == {"index.html", f"p/{PROJECT}/index.html"}
+
+
+def test_transcript_gone_prunes_its_pages(home, tmp_path, opts):
+    agent = home / "projects" / PROJECT / SID / "subagents" / "agent-a77.jsonl"
+    write_jsonl(agent, lines_of(2, start=100))
+    keep = home / "projects" / PROJECT / "33333333-2222-3333-4444-555555555555.jsonl"
+    write_jsonl(keep, lines_of(1, sid="s3"))
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert (out / SDIR / "agent-a77" / "page-0001.html").is_file()
+    agent.unlink()
+    res = build(home, out, opts)
+    assert not (out / SDIR / "agent-a77").exists()
+    assert "a77" not in page_text(out / SDIR / "index.html")
+    assert f"{SDIR}/index.html" in rel_written(res, out)
+    main_file(home).unlink()  # now the whole session
+    res = build(home, out, opts)
+    assert not (out / SDIR).exists()
+    assert f"p/{PROJECT}/index.html" in rel_written(res, out)
+    assert_same_as_cold(home, out, tmp_path, opts)
+    keep.unlink()  # and the project
+    build(home, out, opts)
+    assert not (out / "p" / PROJECT).exists()
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_new_project_session_and_agent_appear(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    sid2 = "44444444-2222-3333-4444-555555555555"
+    write_jsonl(home / "projects" / PROJECT / f"{sid2}.jsonl", lines_of(1, sid=sid2))
+    write_jsonl(home / "projects" / "-home-u-new" / "55555555-2222-3333-4444-555555555555.jsonl", lines_of(1))
+    write_jsonl(home / "projects" / PROJECT / SID / "subagents" / "agent-b1.jsonl", lines_of(1, start=200))
+    res = build(home, out, opts)
+    written = rel_written(res, out)
+    assert {f"p/{PROJECT}/{sid2}/page-0001.html", f"{SDIR}/agent-b1/page-0001.html",
+            "p/-home-u-new/55555555-2222-3333-4444-555555555555/page-0001.html", "p/-home-u-new/index.html",
+            "index.html"} <= written
+    assert f"{SDIR}/page-0001.html" not in written  # the main transcript was not re-rendered
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_agent_back_link_follows_the_main_transcript(home, tmp_path, opts):
+    """An agent's pages link back to the Task call in the main transcript: when that call
+    arrives in a later append, the agent's pages are redone to carry the link."""
+    agent = home / "projects" / PROJECT / SID / "subagents" / "agent-c9.jsonl"
+    write_jsonl(agent, lines_of(1, start=300))
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert "back to the call" not in page_text(out / SDIR / "agent-c9" / "page-0001.html")
+    call = assistant("t1", [{"type": "tool_use", "id": "toolu_c9", "name": "Task",
+                             "input": {"description": "look", "prompt": "look around", "subagent_type": "x"}}],
+                     mid="msg_task", rid="req_task", ts="2025-06-01T11:00:00.000Z")
+    done = tool_result("t2", "toolu_c9", "found it", extra={"agentId": "c9", "status": "completed"},
+                       ts="2025-06-01T11:00:05.000Z")
+    append(main_file(home), [call, done])
+    build(home, out, opts)
+    assert "back to the call" in page_text(out / SDIR / "agent-c9" / "page-0001.html")
+    assert 'agent-c9/page-0001.html' in (out / SDIR / "page-0005.html").read_text()
+    # The state keeps the link, so an append elsewhere leaves the agent alone and correct.
+    append(main_file(home), lines_of(1, start=400))
+    res = build(home, out, opts)
+    assert not any("agent-c9" in w for w in rel_written(res, out))
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_agent_appearing_after_its_result_gets_linked(home, tmp_path, opts):
+    """A page that named a sub-agent without a file yet links it once the file appears, even
+    when that page is closed by then."""
+    call = assistant("t1", [{"type": "tool_use", "id": "toolu_g7", "name": "Task",
+                             "input": {"description": "d", "prompt": "p", "subagent_type": "x"}}],
+                     mid="msg_task", rid="req_task", ts="2025-06-01T11:00:00.000Z")
+    done = tool_result("t2", "toolu_g7", "ok", extra={"agentId": "g7"}, ts="2025-06-01T11:00:05.000Z")
+    append(main_file(home), [call, done] + lines_of(4, start=800))  # page 5 closes, page 6 opens
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert "agent-g7/" not in (out / SDIR / "page-0005.html").read_text()
+    write_jsonl(home / "projects" / PROJECT / SID / "subagents" / "agent-g7.jsonl", lines_of(1, start=900))
+    res = build(home, out, opts)
+    assert "agent-g7/page-0001.html" in (out / SDIR / "page-0005.html").read_text()
+    assert f"{SDIR}/page-0005.html" in rel_written(res, out)
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_worker_processes_keep_the_state(home, tmp_path):
+    write_jsonl(home / "projects" / PROJECT / "66666666-2222-3333-4444-555555555555.jsonl", lines_of(3, sid="s6"))
+    out = tmp_path / "site"
+    two = Options(page_size=5, jobs=2)
+    build(home, out, two)
+    assert build(home, out, two).written == []
+    append(main_file(home), lines_of(1, start=950))
+    append(home / "projects" / PROJECT / "66666666-2222-3333-4444-555555555555.jsonl", lines_of(1, start=960, sid="s6"))
+    res = build(home, out, two)
+    assert res.errors == [] and not any("page-0001" in w for w in rel_written(res, out) if SID in w)
+    assert_same_as_cold(home, out, tmp_path, two)
+
+
+def test_agent_meta_change_rebuilds_the_agent(home, tmp_path, opts):
+    agent = home / "projects" / PROJECT / SID / "subagents" / "agent-d4.jsonl"
+    write_jsonl(agent, lines_of(1, start=500))
+    out = tmp_path / "site"
+    build(home, out, opts)
+    agent.with_name("agent-d4.meta.json").write_text(json.dumps({"agentType": "Explore", "description": "map it"}))
+    res = build(home, out, opts)
+    assert f"{SDIR}/agent-d4/page-0001.html" in rel_written(res, out)
+    assert "map it" in page_text(out / SDIR / "agent-d4" / "page-0001.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_state_file_is_versioned(home, tmp_path, opts):
+    out = tmp_path / "site"
+    build(home, out, opts)
+    head = json.loads((out / ".ccreport" / "state.json").read_text())
+    assert head["format"] == S.FORMAT and head["options"] == {"page_size": 5} and head["fingerprint"]
+    sess = json.loads((out / ".ccreport" / "sessions" / PROJECT / f"{SID}.json").read_text())
+    t = sess["transcripts"]["main"]
+    assert t["size"] == main_file(home).stat().st_size and t["offset"] == t["size"]
+    assert [p[0] for p in t["pages"]] == [1, 2, 3, 4, 5] and set(t["hashes"]) == {"1", "2", "3", "4", "5"}
+    assert t["carry_last"]["messages"] == 20 and t["lines"] == 24
+    # A corrupt state only costs a rebuild.
+    (out / ".ccreport" / "state.json").write_text("{not json")
+    res = build(home, out, opts)
+    assert res.errors == [] and res.written == []
+
+
+# --- the real corpus, appended to in random steps -----------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1])
+def test_corpus_grown_in_random_steps_equals_cold_build(tmp_path, seed):
+    if not (CORPUS / "projects").is_dir():
+        pytest.skip("no shared corpus")
+    home = tmp_path / "home"
+    shutil.copytree(CORPUS, home)
+    rng = random.Random(seed)
+    full = {}
+    for f in sorted((home / "projects").rglob("*.jsonl")):
+        data = f.read_bytes()
+        full[f] = data
+        cut = rng.randint(0, len(data))  # anywhere, mid-line included
+        f.write_bytes(data[:cut])
+    opts = Options(page_size=5, jobs=1)
+    out = tmp_path / "site"
+    build(home, out, opts)
+    for step in range(3):
+        for f, data in full.items():
+            have = f.stat().st_size
+            n = rng.randint(0, len(data) - have) if step < 2 else len(data) - have
+            with open(f, "ab") as fh:
+                fh.write(data[have:have + n])
+        res = build(home, out, opts)
+        assert res.errors == []
+    assert_same_as_cold(home, out, tmp_path, opts)
