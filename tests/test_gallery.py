@@ -157,8 +157,11 @@ def fidelity(home, site) -> tuple[int, int, list[str]]:
     hay = site_text(site)
     found, total, misses = 0, 0, []
     for f in sorted((home / "projects").rglob("*.jsonl")):
-        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            obj = json.loads(line)
+        for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue  # a malformed line (sample_home has one on purpose) is not a piece to probe
             for kind, text in pieces(obj) if isinstance(obj, dict) else ():
                 p = probe(text)
                 if not p:
