@@ -333,14 +333,16 @@ class MdRenderer:
 
     def _assistant(self, m: Message):
         entry = m.entry or {}
+        h = self.heading("Assistant", m)
+        if h:
+            yield Block([h])
         for btype, payload in m.blocks:
             if btype == "text":
                 if payload.strip():
-                    h = self.heading("Assistant", m)
                     if entry.get("isApiErrorMessage") or entry.get("error"):
-                        yield Block(([h] if h else []) + [Raw("**API error:**\n\n"), Prose(payload)])
+                        yield Block([Raw("**API error:**\n\n"), Prose(payload)])
                     else:
-                        yield Block(([h] if h else []) + [Prose(payload)])
+                        yield Block([Prose(payload)])
             elif btype == "thinking":
                 text = _s(payload.get("thinking"))
                 if text.strip():
@@ -348,9 +350,6 @@ class MdRenderer:
             elif btype == "redacted_thinking":
                 yield Block([Raw("*Thinking redacted by the API.*\n\n")])
             elif btype == "tool_use":
-                h = self.heading("Assistant", m)
-                if h:
-                    yield Block([h])
                 yield self._call(payload)
             else:
                 yield Block([Code(_json(payload), "json")], "Unrecognised content block")
