@@ -52,7 +52,9 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
             notes.append(f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout")
         else:
             files = export_md(session, Path(out), opts, redactor)
-            notes.extend(f"wrote {f} ({os.path.getsize(f):,} bytes)" for f in files)
+            for f in files:
+                chars = len(Path(f).read_text(encoding="utf-8"))
+                notes.append(f"wrote {f} ({chars:,} characters, {os.path.getsize(f):,} bytes)")
     if redactor is not None:
         notes.append(redactor.summary())
     else:

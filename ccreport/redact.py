@@ -24,6 +24,8 @@ from pathlib import Path
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
 # Names that look secret in NAME=value / "name": "value" (matched case-insensitively).
+SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "api_key", "api-key", "apikey", "access_key",
+                "access-key", "private_key", "private-key", "credential", "auth_key", "auth-key")
 _SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
 
 
@@ -35,45 +37,49 @@ def _rules() -> list[tuple[str, re.Pattern, int]]:
     """
     r = []
 
-    def add(kind, pattern, group=0, flags=0):
-        r.append((kind, re.compile(pattern, flags), group))
+    def add(kind, pattern, group=0, triggers=(), flags=0):
+        # triggers: lower-case substrings one of which any match must contain; a string holding
+        # none of them skips the (much slower) regular expression.
+        r.append((kind, re.compile(pattern, flags), group, tuple(triggers)))
 
     # A key block, with or without its END line (a truncated paste is still a key).
-    add("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)")
-    add("anthropic-key", r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}")
-    add("openai-key", r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}")
-    add("aws-access-key-id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|AGPA)[A-Z0-9]{16}(?![A-Za-z0-9])")
-    add("aws-secret-key", r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1)
-    add("github-token", r"(?<![A-Za-z0-9_])(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}")
-    add("github-token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}")
-    add("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")
-    add("slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}")
-    add("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}")
-    add("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")
-    add("jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
-    add("bearer-token", r"(?i)\bbearer\s+(?!\[REDACTED)([A-Za-z0-9._~+/-]{20,}=*)", 1)
+    add("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)", triggers=("private key",))
+    add("anthropic-key", r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}", triggers=("sk-ant-",))
+    add("openai-key", r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}", triggers=("sk-",))
+    add("aws-access-key-id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|AGPA)[A-Z0-9]{16}(?![A-Za-z0-9])", triggers=("akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa"))
+    add("aws-secret-key", r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1, triggers=("secret",))
+    add("github-token", r"(?<![A-Za-z0-9_])(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}", triggers=("ghp_", "gho_", "ghs_", "ghu_", "ghr_"))
+    add("github-token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}", triggers=("github_pat_",))
+    add("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
+    add("slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
+    add("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", triggers=("_live_", "_test_"))
+    add("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}", triggers=("aiza",))
+    add("jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", triggers=("eyj",))
+    add("bearer-token", r"(?i)\bbearer\s+(?!\[REDACTED)([A-Za-z0-9._~+/-]{20,}=*)", 1, triggers=("bearer",))
     # scheme://user:password@host — only the password goes.
-    add("url-password", r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,200}:([^\s/@\"'<>]{1,200})@", 1)
+    add("url-password", r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,200}:([^\s/@\"'<>]{1,200})@", 1, triggers=("://",))
     # Connection strings: Password=…; Pwd=…;
-    add("connection-string-password", r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*([^;\s\"']{1,200})(?=;|\s|$|[\"'])", 1)
+    add("connection-string-password", r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*([^;\s\"']{1,200})(?=;|\s|$|[\"'])", 1, triggers=("password", "pwd"))
     # NAME=value (env files, shell exports, command lines) and "name": "value" (JSON, YAML).
-    add("secret-assignment", r"(?i)(?<![A-Za-z0-9_])" + _SECRET_NAME + r"\s*=\s*[\"']?([^\s\"'`,;]{3,})", 1)
-    add("secret-assignment", r"(?i)[\"']?(?<![A-Za-z0-9_])" + _SECRET_NAME + r"[\"']?\s*:\s*[\"']([^\"'\n]{3,})[\"']", 1)
+    add("secret-assignment", r"(?i)(?<![A-Za-z0-9_])" + _SECRET_NAME + r"\s*=\s*[\"']?([^\s\"'`,;]{3,})", 1, triggers=SECRET_WORDS)
+    add("secret-assignment", r"(?i)[\"']?(?<![A-Za-z0-9_])" + _SECRET_NAME + r"[\"']?\s*:\s*[\"']([^\"'\n]{3,})[\"']", 1, triggers=SECRET_WORDS)
     return r
 
 
-def _home_rules(extra_homes: list[str]) -> list[re.Pattern]:
+def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
+    """(pattern, literal triggers — one must be in the string for the pattern to be tried)."""
     pats = [
-        r"/Users/[^/\s\"'\\:<>]+",
-        r"/home/[^/\s\"'\\:<>]+",
-        r"(?i)\b[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)[^\\/\s\"':<>]+",
+        (r"/Users/[^/\s\"'\\:<>]+", ("/Users/",)),
+        (r"/home/[^/\s\"'\\:<>]+", ("/home/",)),
+        (r"(?i)\b[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)[^\\/\s\"':<>]+", (":\\", ":/")),
         # Claude Code's encoded project folder names (-Users-name-…, -home-name-…).
-        r"(?<![\w-])-(?:Users|home)-[A-Za-z0-9_.]+(?=-|\b)",
+        (r"(?<![\w-])-(?:Users|home)-[A-Za-z0-9_.]+(?=-|\b)", ("-Users-", "-home-")),
     ]
     for h in extra_homes:
         if h and h not in ("/", "~") and len(h) > 1:
-            pats.insert(0, re.escape(h.rstrip("/")) + r"(?![\w.-])")
-    return [re.compile(p) for p in pats]
+            h = h.rstrip("/")
+            pats.insert(0, (re.escape(h) + r"(?![\w.-])", (h,)))
+    return [(re.compile(p), t) for p, t in pats]
 
 
 @dataclass
@@ -87,7 +93,7 @@ class Redactor:
     def __post_init__(self):
         self._rules = _rules()
         for i, p in enumerate(self.patterns):
-            self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0))
+            self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
         homes = self.homes if self.homes is not None else current_homes()
         self._homes = _home_rules(homes)
 
@@ -95,9 +101,16 @@ class Redactor:
     def text(self, s: str) -> str:
         if not s:
             return s
-        for kind, pat, group in self._rules:
-            s = pat.sub(lambda m, k=kind, g=group: self._replace(m, k, g), s)
-        for pat in self._homes:
+        if len(s) >= 8:
+            low = s.lower()
+            for kind, pat, group, triggers in self._rules:
+                if triggers and not any(t in low for t in triggers):
+                    continue
+                s = pat.sub(lambda m, k=kind, g=group: self._replace(m, k, g), s)
+                low = s.lower()
+        for pat, triggers in self._homes:
+            if not any(t in s for t in triggers):
+                continue
             s, n = pat.subn("~", s)
             if n:
                 self.counts["home-path"] = self.counts.get("home-path", 0) + n
