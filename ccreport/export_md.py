@@ -23,7 +23,7 @@ from .export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, a
                      transcript_chunks, write_atomic)
 from .home import Session, Transcript
 from .markup import human_size, strip_ansi
-from .mdsafe import code_pieces, prose, prose_pieces, quote
+from .mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 from .model import NOT_TYPED, Message, ToolCall
 from .redact import Redactor
 from .render import local_date
@@ -88,9 +88,14 @@ def _item_md(i) -> str:
     if isinstance(i, Raw):
         return i.text
     if isinstance(i, Prose):
-        md = prose(i.text)
-        return (quote(md) if i.quoted else md.rstrip("\n") + "\n") + "\n"
+        return _prose_md(i.quoted)(i.text)
     return _code_md(i.text, i.lang, i.label) + "\n"
+
+
+def _prose_md(quoted: bool):
+    if quoted:
+        return lambda t: quoted_prose(t).rstrip("\n") + "\n\n"
+    return lambda t: prose(t).rstrip("\n") + "\n\n"
 
 
 def _code_md(text, lang, label):
@@ -101,8 +106,7 @@ def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Raw):
         return [i.text]
     if isinstance(i, Prose):
-        wrap = (lambda s: quote(s) + "\n") if i.quoted else (lambda s: s.rstrip("\n") + "\n\n")
-        return prose_pieces(i.text, limit, wrap)
+        return prose_pieces(i.text, limit, _prose_md(i.quoted))
     label = i.label
     cont = label.replace(":**", " (continued):**") if label else ""
     return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]

@@ -115,13 +115,42 @@ def close_fences(text: str) -> str:
     return text
 
 
+def normalise(text: str) -> str:
+    # The parser numbers lines after turning \r\n and lone \r into \n; so must we, or its line
+    # numbers would point at the wrong lines.
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+
+
+LIST_END = "<!-- end of list -->"
+
+
+def end_list(md: str) -> str:
+    """Prose that ends in a list would take the next block's indented lines into its last item,
+    where they parse differently from how they were checked alone (a 4-space-indented tag is code
+    at top level but HTML inside an item). An HTML comment line ends the list first."""
+    last = None
+    for t in _md.parse(md):
+        if t.level == 0:
+            last = t.type
+    if last in ("bullet_list_close", "ordered_list_close"):
+        return md.rstrip("\n") + "\n\n" + LIST_END + "\n"
+    return md
+
+
 def prose(text: str) -> str:
     """Untrusted Markdown prose → Markdown that renders the same but cannot break what follows."""
-    return close_fences(escape_html(text.replace("\x00", "\ufffd")))
+    return end_list(close_fences(escape_html(normalise(text))))
 
 
 def quote(md: str) -> str:
     return "\n".join(("> " + ln) if ln.strip() else ">" for ln in md.rstrip("\n").split("\n")) + "\n"
+
+
+def quoted_prose(text: str) -> str:
+    """Prose as a blockquote. Escaped after quoting: the '> ' prefix changes how a line parses
+    (a tab-indented '<tag>' is code at top level but HTML inside a quote). A fence left open
+    inside the quote ends with the quote."""
+    return escape_html(quote(normalise(text)))
 
 
 def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
@@ -144,22 +173,24 @@ def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
     return out
 
 
-def prose_pieces(text: str, limit: int, wrap=lambda s: s) -> list[str]:
-    """Cut prose into pieces, each ``wrap(prose(piece))`` and at most ``limit`` characters.
+def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
+    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters.
 
     Cuts fall between top-level blocks where possible, else between lines (a long fenced block is
     closed and reopened around each cut), else between characters — never inside a code point.
     """
-    whole = wrap(prose(text))
+    text = normalise(text)
+    whole = render(text)
     if len(whole) <= limit:
         return [whole]
     lines = text.split("\n")
     units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
     pieces: list[str] = []
     cur: list[str] = []
+    render_text = render
 
     def render(ls):
-        return wrap(prose("\n".join(ls)))
+        return render_text("\n".join(ls))
 
     for ls, markup in units:
         if len(render(cur + ls)) <= limit:

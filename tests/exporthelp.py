@@ -79,13 +79,14 @@ def make_export_home(root: Path, extra_sessions: dict | None = None) -> Path:
 # --- Markdown structure ------------------------------------------------------------------------
 _md = MarkdownIt("commonmark")
 _CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
-_OURS_BLOCK = re.compile(r"^(<details><summary>[^<>]*</summary>|</details>|<!-- ccreport export: [^<>]* -->)\n?$")
+_OURS_BLOCK = re.compile(r"^(<details><summary>[^<>]*</summary>|</details>|<!-- ccreport export: [^<>]* -->|<!-- end of list -->)\n?$")
 _OURS_INLINE = {"<sub>", "</sub>"}
 
 
 def md_problems(text: str) -> list[str]:
     """What is structurally wrong with one exported Markdown document (empty list: nothing)."""
     problems = []
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as CommonMark (and GitHub) read line ends
     lines = text.split("\n")
     depth = 0
     for t in _md.parse(text):
@@ -103,11 +104,11 @@ def md_problems(text: str) -> list[str]:
             for c in t.children:
                 if c.type == "html_inline" and c.content not in _OURS_INLINE:
                     problems.append(f"foreign inline HTML: {c.content[:80]!r}")
-        elif t.type == "fence":
+        elif t.type == "fence" and t.level == 0:
+            # A fence inside a quote or list ends with its container, at the latest at the blank
+            # line before our next unindented structural line; a top-level one must be closed.
             s, e = t.map
             last = lines[e - 1] if e - 1 > s else ""
-            if t.level > 0:  # inside a blockquote: the closer carries the quote marker
-                last = re.sub(r"^(?: {0,3}> ?)+", "", last)
             m = _CLOSER.match(last)
             if not (m and m.group(1)[0] == t.markup[0] and len(m.group(1)) >= len(t.markup)):
                 problems.append(f"unclosed fence opened on line {s + 1}")

@@ -171,12 +171,12 @@ def test_stdout_parts_are_separated_by_a_marker(tmp_path):
     assert f"{len(parts)} Markdown parts" in res.stderr
 
 
-_text = st.lists(st.sampled_from(list("ab <>/`~\n#*-é🙂&!") + ["</details>", "<details>", "```", "````", "\n\n",
+_text = st.lists(st.sampled_from(list("ab <>/`~\n\r#*-é🙂&!\t") + ["</details>", "<details>", "```", "````", "\n\n",
                                                              "<summary>", "<!--", "    ", "> ", "- "]),
                  max_size=120).map("".join)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("EXPORT_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(st.tuples(_text, st.booleans(), st.booleans()), min_size=1, max_size=8),
        limit=st.integers(min_value=700, max_value=3000))
 def test_packer_keeps_any_content_balanced_and_within_limit(texts, limit):
@@ -199,6 +199,19 @@ def _message_lines(path: Path) -> list[int]:
     for e in read_entries(path):
         b.feed(e)
     return [m.line for m in b.out]
+
+
+def test_blocks_cannot_reach_into_each_other():
+    # A list at the end of one block must not take the next block's indented lines into its item
+    # (where "    <details>" would be HTML instead of code).
+    parts = []
+    p = Packer(10_000, lambda no, text, last=False: parts.append(text), SID)
+    p.add(Block([Prose("- item one\n- item two")]))
+    p.add(Block([Prose("    <details>\n    hidden\n\nafter")]))
+    p.add(Block([Prose("1. x\n\n   ```\n   open fence in a list")], "fold"))
+    p.add(Block([Prose("    </details>")]))
+    p.finish()
+    assert len(parts) == 1 and md_problems(parts[0]) == []
 
 
 # --- HTML in a browser -------------------------------------------------------------------------------
@@ -300,6 +313,11 @@ def test_export_ambiguous_prefix_and_bad_options(home, tmp_path):
     assert res.exit_code != 0 and "invalid --redact-pattern" in res.stderr
     res = _run(["export", SID, "--home", str(tmp_path / "nohome")])
     assert res.exit_code != 0 and "not found" in res.stderr
+
+
+def test_unwritable_output_is_one_line(home, tmp_path):
+    res = _run(["export", SID, "--home", str(home), "-o", str(tmp_path / "no" / "such" / "dir" / "x.html")])
+    assert res.exit_code == 2 and res.stderr.startswith("ccreport: cannot write") and res.stderr.count("\n") == 1
 
 
 def test_export_by_path_latest_and_default_names(home, tmp_path, monkeypatch):
