@@ -178,33 +178,52 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
 
     Cuts fall between top-level blocks where possible, else between lines (a long fenced block is
     closed and reopened around each cut), else between characters — never inside a code point.
+    A piece takes as many blocks as their raw size allows (scaled by how much rendering grew the
+    last piece), is rendered to confirm, and sheds blocks from its end while too long; a piece is
+    rendered only a few times, so the cost stays near linear in the text.
     """
     text = normalise(text)
-    whole = render(text)
-    if len(whole) <= limit:
-        return [whole]
+    if len(text) <= limit:
+        whole = render(text)
+        if len(whole) <= limit:
+            return [whole]
     lines = text.split("\n")
     units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
+    raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
     pieces: list[str] = []
-    cur: list[str] = []
-    render_text = render
 
-    def render(ls):
-        return render_text("\n".join(ls))
+    def join(ls):
+        return render("\n".join(ls))
 
-    for ls, markup in units:
-        if len(render(cur + ls)) <= limit:
-            cur = cur + ls
+    def span(i, j):
+        return [ln for ls, _ in units[i:j] for ln in ls]
+
+    i = 0
+    ratio = 1.0  # rendered/raw size of the last piece: escaping grows some texts a lot
+    while i < len(units):
+        j, total = i, 0
+        while j < len(units) and total + raw[j] <= limit / ratio:
+            total += raw[j]
+            j += 1
+        j = max(j, i + 1)
+        out = None
+        while True:
+            out = join(span(i, j))
+            if len(out) <= limit or j == i + 1:
+                break
+            # Too long: drop blocks from the end worth the overflow (a little more), and retry.
+            grow = len(out) / max(1, sum(raw[i:j]))
+            need = (len(out) - limit) * 1.1 / grow
+            while j > i + 1 and need > 0:
+                j -= 1
+                need -= raw[j]
+        if len(out) > limit:  # one block alone is too big: cut it between lines
+            pieces.extend(_split_lines(units[i][0], units[i][1], limit, join))
+            i += 1
             continue
-        if cur:
-            pieces.append(render(cur))
-            cur = []
-        if len(render(ls)) <= limit:
-            cur = list(ls)
-            continue
-        pieces.extend(_split_lines(ls, markup, limit, render))
-    if cur:
-        pieces.append(render(cur))
+        ratio = max(1.0, len(out) / max(1, sum(raw[i:j])))
+        pieces.append(out)
+        i = j
     return [p for p in pieces if p.strip()]
 
 

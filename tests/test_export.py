@@ -17,7 +17,7 @@ from ccreport.export import ExportOptions
 from ccreport.export_md import PART_MARKER, Block, Code, Packer, Prose, Raw
 from ccreport.export_run import run_export
 from ccreport.redact import Redactor
-from exporthelp import AGENT, MARKS, PROJECT, SID, make_export_home, md_problems
+from exporthelp import AGENT, CWD, MARKS, PROJECT, SID, make_export_home, md_problems
 from planted import SECRETS, planted_text
 from util import assistant, tool_result, user
 
@@ -326,6 +326,19 @@ def test_export_by_path_latest_and_default_names(home, tmp_path, monkeypatch):
     assert res.exit_code == 0 and "FINAL-MARK-6" in res.stdout
     notes = run_export(home, "latest", str(tmp_path / "l.md"), ExportOptions(format="md"), cwd="/anywhere")
     assert (tmp_path / "l.md").is_file() and any("redacted:" in n for n in notes)
+    # 'latest' prefers the project of the current folder over a newer session elsewhere.
+    from util import make_home
+
+    other = "0ther000-0000-4000-8000-000000000009"
+    make_home(home, {"-srv-elsewhere": {f"{other}.jsonl": [user("x", "OTHER-PROJECT", sid=other, cwd="/srv/elsewhere")]}})
+    newer = (home / "projects" / PROJECT / f"{SID}.jsonl").stat().st_mtime + 100
+    os.utime(home / "projects" / "-srv-elsewhere" / f"{other}.jsonl", (newer, newer))
+    run_export(home, "latest", str(tmp_path / "here.md"), ExportOptions(format="md", agents="none"), cwd=CWD)
+    run_export(home, "latest", str(tmp_path / "else.md"), ExportOptions(format="md", agents="none"), cwd="/nowhere")
+    assert "FINAL-MARK-6" in (tmp_path / "here.md").read_text()
+    assert "OTHER-PROJECT" in (tmp_path / "else.md").read_text()
+    res = _run(["export", SID, "--home", str(home), "-o", "-"])
+    assert res.exit_code == 0 and res.stdout.startswith("<!doctype html>") and "FINAL-MARK-6" in res.stdout
     monkeypatch.chdir(tmp_path)
     res = _run(["export", SID[:6], "--home", str(home)])
     assert res.exit_code == 0 and (tmp_path / f"{SID}.html").is_file()
