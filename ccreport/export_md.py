@@ -12,6 +12,7 @@ stdout); several as FILE.part1.md, FILE.part2.md… or on stdout separated by PA
 
 from __future__ import annotations
 
+import glob
 import html
 import re
 from dataclasses import dataclass, field
@@ -507,6 +508,15 @@ def _render_doc(session: Session, transcript: Transcript | None, opts: ExportOpt
     return n, sink.files, info
 
 
+def _remove_stale_parts(out: Path, files: list[Path]) -> None:
+    """Parts of an earlier, longer export to the same FILE would read as part of this one."""
+    stem = out.name[:-3] if out.name.endswith(".md") else out.name
+    keep = {f.name for f in files}
+    for p in out.parent.glob(f"{glob.escape(stem)}.part*.md"):
+        if re.fullmatch(re.escape(stem) + r"\.part\d+\.md", p.name) and p.name not in keep:
+            p.unlink(missing_ok=True)
+
+
 def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor: Redactor | None,
               stdout=None):
     """Write the Markdown export. Returns the files written, or (stdout) the number of parts."""
@@ -519,6 +529,7 @@ def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor:
     n, files, _ = _render_doc(session, session.main, opts, redactor, out, stdout, agents, links)
     if out is None:
         return n
+    _remove_stale_parts(out, files)
     if opts.agents == "link":
         for t in agents:
             _, afiles, _ = _render_doc(session, t, opts, redactor, agent_file(out, t, ".md"), None, [], links,
