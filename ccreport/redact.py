@@ -161,9 +161,12 @@ def compile_patterns(patterns) -> list[str]:
     out = []
     for p in patterns or ():
         try:
-            re.compile(p)
+            pat = re.compile(p)
         except re.error as exc:
             raise ValueError(f"invalid --redact-pattern {p!r}: {exc}") from None
+        if pat.fullmatch(""):
+            # It would "redact" the empty string between every two characters.
+            raise ValueError(f"--redact-pattern {p!r} matches the empty string")
         out.append(p)
     return out
 

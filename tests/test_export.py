@@ -317,6 +317,8 @@ def test_export_ambiguous_prefix_and_bad_options(home, tmp_path):
     assert res.exit_code != 0 and "-o FILE" in res.stderr
     res = _run(["export", SID, "--home", str(home), "--redact-pattern", "(unclosed"])
     assert res.exit_code != 0 and "invalid --redact-pattern" in res.stderr
+    res = _run(["export", SID, "--home", str(home), "--redact-pattern", "x*"])
+    assert res.exit_code != 0 and "matches the empty string" in res.stderr
     res = _run(["export", SID, "--home", str(tmp_path / "nohome")])
     assert res.exit_code != 0 and "not found" in res.stderr
 
