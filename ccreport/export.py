@@ -1,0 +1,158 @@
+"""What both export formats share: options, the redacted message stream, agent selection, output.
+
+An export reads one session the way the site does (Reader → Builder, page by page so memory stays
+bounded) but every entry passes through the Redactor first, so the renderers only ever see
+redacted data. The HTML writer (export_html.py) reuses the site's renderers; the Markdown writer
+(export_md.py) renders the same Message objects as GitHub Markdown.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from .home import Session, Transcript
+from .jsonl import Reader
+from .model import Builder, Message, title_of
+from .pages import paginate
+from .redact import Redactor
+
+# Messages held at once while streaming a transcript (results pair with calls within a chunk).
+CHUNK_MESSAGES = 400
+AGENT_MODES = ("inline", "link", "none")
+
+
+class ExportError(Exception):
+    """A user error (bad option combination, unwritable output): one line on stderr, exit 2."""
+
+
+@dataclass
+class ExportOptions:
+    format: str = "html"  # html | md
+    agents: str = "inline"  # inline | link | none
+    thinking: bool = True
+    tools: bool = True
+    redact: bool = True
+    patterns: list = field(default_factory=list)
+    max_chars: int = 65_000
+
+
+@dataclass
+class TranscriptInfo:
+    """What the document header says about a transcript (all of it already redacted)."""
+
+    title: str | None = None
+    cwd: str | None = None
+    git_branch: str | None = None
+    first_ts: str | None = None
+    last_ts: str | None = None
+    models: list = field(default_factory=list)
+    messages: int = 0
+    shown: int = 0
+
+
+def make_redactor(opts: ExportOptions) -> Redactor | None:
+    return Redactor(patterns=list(opts.patterns)) if opts.redact else None
+
+
+def _entries(t: Transcript, redactor: Redactor | None, reader_holder: list):
+    with open(t.path, "rb") as fh:
+        reader = Reader(fh)
+        reader_holder.append(reader)
+        for e in reader:
+            if redactor is not None:
+                if e.obj is not None:
+                    e.obj = redactor.value(e.obj)
+                if e.raw:
+                    e.raw = redactor.text(e.raw)
+            yield e
+
+
+def _keep(m: Message, opts: ExportOptions) -> bool:
+    """Apply --no-thinking / --no-tools to one message (in place); False drops it."""
+    if m.kind == "assistant":
+        drop = set()
+        if not opts.thinking:
+            drop |= {"thinking", "redacted_thinking"}
+        if not opts.tools:
+            drop.add("tool_use")
+        if drop:
+            m.blocks = [b for b in m.blocks if b[0] not in drop]
+            if not m.blocks:
+                return False
+    if m.kind == "result" and not opts.tools:
+        return False
+    if m.kind == "result" and m.late_call:
+        # The site links a late result to the call's page; in one document there are no pages.
+        m.late_call = dict(m.late_call, page=None)
+    return True
+
+
+def transcript_chunks(t: Transcript, opts: ExportOptions, redactor: Redactor | None,
+                      info: TranscriptInfo) -> Iterator[list[Message]]:
+    """The transcript's messages in order, a chunk at a time, redacted and filtered by the options.
+
+    ``info`` is filled in as the stream goes and is complete once the generator is exhausted.
+    """
+    builder = Builder()
+    holder: list = []
+    for page in paginate(_entries(t, redactor, holder), builder, CHUNK_MESSAGES):
+        kept = [m for m in page.messages if _keep(m, opts)]
+        info.shown += len(kept)
+        yield kept
+    c = builder.carry
+    info.title = title_of(c)
+    info.cwd, info.git_branch = c["cwd"], c["git_branch"]
+    info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
+    info.models = list(c["models"])
+    info.messages = c["messages"]
+
+
+def session_title(session: Session, info: TranscriptInfo) -> str:
+    return " ".join((info.title or f"Session {session.id[:8]}").split())[:200]
+
+
+def agents_to_export(session: Session, opts: ExportOptions) -> list[Transcript]:
+    return [] if opts.agents == "none" else list(session.agents)
+
+
+def agent_heading(t: Transcript, redactor: Redactor | None) -> tuple[str, str]:
+    """(heading, description) of an agent transcript, redacted (meta.json text is user data too)."""
+    name = f"{t.agent_type or t.label} {t.id}"
+    desc = t.description or ""
+    if redactor is not None:
+        name, desc = redactor.text(name), redactor.text(desc)
+    return name, desc
+
+
+def agent_file(out: Path, t: Transcript, ext: str) -> Path:
+    """--agents link: each agent transcript in its own file beside the main one."""
+    stem = out.name[: -len(ext)] if out.name.endswith(ext) else out.name
+    return out.with_name(f"{stem}.agent-{t.id}{ext}")
+
+
+def write_atomic(path: Path, write) -> None:
+    """Call write(fh) on a temporary file beside ``path``, then move it into place."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            write(fh)
+        # mkstemp makes the file private; an export is meant to be shared: the usual mode.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,62 @@
+"""`ccreport export`: find the session, choose where the output goes, run one format writer.
+
+Returns the lines the CLI prints on stderr (what was written, what was redacted), so the command
+itself stays thin and tests can call this directly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .export import ExportError, ExportOptions, make_redactor
+from .locate import find_session
+from .markup import human_size
+
+
+def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
+               stdout=None) -> list[str]:
+    session = find_session(home, spec, cwd=cwd)
+    redactor = make_redactor(opts)
+    to_stdout = out == "-" or (out is None and opts.format == "md")
+    if to_stdout and opts.agents == "link":
+        raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
+    notes: list[str] = []
+    if opts.format == "html":
+        if to_stdout:
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
+                path = Path(tmp) / f"{session.id}.html"
+                from .export_html import export_html
+
+                export_html(session, path, opts, redactor)
+                stream = stdout or sys.stdout
+                with open(path, encoding="utf-8") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), ""):
+                        stream.write(block)
+                stream.flush()
+                notes.append(f"wrote {human_size(path.stat().st_size)} of HTML to stdout")
+        else:
+            from .export_html import export_html
+
+            path = Path(out) if out else Path(f"{session.id}.html")
+            files = export_html(session, path, opts, redactor)
+            notes.extend(f"wrote {f} ({human_size(f.stat().st_size)})" for f in files)
+    else:
+        from .export_md import export_md
+
+        if to_stdout:
+            parts = export_md(session, None, opts, redactor, stdout=stdout or sys.stdout)
+            notes.append(f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout")
+        else:
+            files = export_md(session, Path(out), opts, redactor)
+            for f in files:
+                chars = len(Path(f).read_text(encoding="utf-8"))
+                notes.append(f"wrote {f} ({chars:,} characters, {os.path.getsize(f):,} bytes)")
+    if redactor is not None:
+        notes.append(redactor.summary())
+    else:
+        notes.append("redaction is off (--no-redact): check the output before sharing it")
+    return notes

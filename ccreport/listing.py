@@ -1,0 +1,162 @@
+"""`ccreport list`: the sessions of a home, newest first, found cheaply enough to run any time.
+
+Nothing is parsed in full. Per session:
+
+* last activity: the newest ``timestamp`` in the last TAIL_BYTES of its transcripts, else the newest
+  file mtime (copied homes have meaningless mtimes);
+* project: the first ``cwd`` in the head of the newest transcript of the project (bounded peek),
+  else the encoded folder name;
+* title: a ``custom-title`` / ``ai-title`` / ``summary`` line in the first HEAD_BYTES or the last
+  TAIL_BYTES of the main transcript (new versions append them, old ones wrote summaries first),
+  else the first typed prompt in its first HEAD_BYTES;
+* messages: the number of user and assistant lines of the main transcript, counted by a byte scan
+  of each line's ``"type"`` field without JSON parsing. A tool result is its own user line and an
+  assistant reply may span several lines, so this counts lines of conversation, not the merged
+  messages the site shows;
+* size: the bytes of all its transcript files (main and sub-agents).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from .home import Session, discover, peek_field
+from .markup import human_size
+from .model import typed_prompt_text
+
+HEAD_BYTES = 256 * 1024
+TAIL_BYTES = 256 * 1024
+_TYPE = re.compile(rb'"type"\s*:\s*"(user|assistant)"')
+_TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
+
+
+def _scan_titles(lines, best: dict) -> None:
+    for raw in lines:
+        if b"-title" not in raw and b'"summary"' not in raw:
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        for key, field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary")):
+            if obj.get("type") == key and isinstance(obj.get(field), str) and obj[field].strip():
+                if key != "summary" or key not in best:
+                    best[key] = obj[field]
+
+
+def _title_and_last(path: Path) -> tuple[str | None, str | None]:
+    """(title, last timestamp) from a bounded read of the head and tail of a transcript."""
+    best: dict = {}
+    last = None
+    prompt = None
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - TAIL_BYTES))
+            tail = fh.read(TAIL_BYTES)
+            stamps = _TS.findall(tail)
+            last = max(stamps).decode("utf-8", "replace") if stamps else None
+            _scan_titles(tail.split(b"\n"), best)
+            fh.seek(0)
+            head = []
+            read = 0
+            for raw in fh:
+                read += len(raw)
+                head.append(raw)
+                if prompt is None:
+                    try:
+                        obj = orjson.loads(raw)
+                    except orjson.JSONDecodeError:
+                        obj = None
+                    if isinstance(obj, dict):
+                        prompt = typed_prompt_text(obj)
+                if read >= HEAD_BYTES:
+                    break
+            _scan_titles(head, best)
+    except OSError:
+        return None, None
+    for key in ("custom-title", "ai-title", "summary"):
+        if best.get(key):
+            return best[key], last
+    return prompt, last
+
+
+def _count_messages(path: Path) -> int:
+    n = 0
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                # The top-level "type" comes first or near the start in Claude Code's lines; nested
+                # blocks say "text"/"tool_use"/…, never "user"/"assistant".
+                if _TYPE.search(raw, 0, 4096) or (len(raw) > 4096 and _TYPE.search(raw)):
+                    n += 1
+    except OSError:
+        return 0
+    return n
+
+
+def _norm(ts: str) -> str:
+    # Transcript stamps are UTC with milliseconds ("…T10:00:00.123Z"); shown to the second.
+    return ts[:19] + "Z"
+
+
+def _iso(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def session_row(s: Session, project: str) -> dict:
+    main = s.main
+    title, last = _title_and_last(main.path) if main else (None, None)
+    for t in s.agents:
+        if title and last:
+            break
+        t_title, t_last = _title_and_last(t.path)
+        title = title or t_title
+        last = max(filter(None, (last, t_last)), default=None)
+    return {"id": s.id, "project": project, "project_dir": s.project.dir_name,
+            "title": " ".join((title or "(untitled)").split())[:200], "last_activity": _norm(last) if last else _iso(s.mtime_ns),
+            "messages": _count_messages(main.path) if main else 0, "agents": len(s.agents), "size": s.size}
+
+
+def list_rows(home: Path, project: str | None = None) -> list[dict]:
+    catalog = discover(home)
+    rows = []
+    needle = project.lower() if project else None
+    for p in catalog.projects:
+        newest = max(p.sessions.values(), key=lambda s: s.mtime_ns)
+        cwd = next((c for t in newest.transcripts if (c := peek_field(t.path, "cwd", limit=64 * 1024))), None)
+        name = cwd or p.dir_name
+        if needle and needle not in name.lower() and needle not in p.dir_name.lower():
+            continue
+        rows.extend(session_row(s, name) for s in p.sessions.values())
+    rows.sort(key=lambda r: (r["last_activity"], r["id"]), reverse=True)
+    return rows
+
+
+def rows_json(rows: list[dict]) -> str:
+    return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
+
+
+def format_table(rows: list[dict], width: int = 60) -> str:
+    if not rows:
+        return "(no sessions)"
+    head = ("ID", "PROJECT", "TITLE", "LAST ACTIVITY (UTC)", "MSGS", "SIZE")
+    body = []
+    for r in rows:
+        proj = r["project"] if len(r["project"]) <= 40 else "…" + r["project"][-39:]
+        title = r["title"] if len(r["title"]) <= width else r["title"][: width - 1] + "…"
+        body.append((r["id"], proj, title, r["last_activity"].replace("T", " ").rstrip("Z"), f'{r["messages"]:,}',
+                     human_size(r["size"])))
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    lines = []
+    for row in [head] + body:
+        cells = [c.ljust(w) if i not in (4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,310 @@
+"""Make untrusted text safe to paste into GitHub Markdown, and cut it into balanced pieces.
+
+Two things in transcript text can break the structure of an exported document: raw HTML (a
+``</details>`` in an assistant's prose would close our fold; any tag renders on GitHub) and an
+unclosed code fence (it would swallow everything after it, our ``</details>`` included). Instead
+of guessing where CommonMark sees HTML, we ask a CommonMark parser (markdown-it, the same rules
+GitHub's cmark-gfm follows): every place it reports an HTML token gets its ``<`` escaped, until it
+reports none; an unclosed top-level fence gets its closing fence. Code spans and fences are left
+alone, so ``Vec<T>`` in backticks still reads as written.
+
+Fenced blocks for literal content (tool input and output) use a fence longer than any backtick
+run inside, so nothing inside can end them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+
+_md = MarkdownIt("commonmark")  # html on: we want to find what GitHub would treat as HTML
+_CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+_BACKTICKS = re.compile(r"`+")
+# Rounds of "escape what the parser calls HTML, parse again" before escaping every '<'.
+MAX_ROUNDS = 40
+
+
+def fence_for(text: str) -> str:
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def code_block(text: str, lang: str = "") -> str:
+    """A fenced block that shows ``text`` literally, whatever it holds."""
+    fence = fence_for(text)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{lang}\n{body}{fence}\n"
+
+
+def _html_tokens(tokens):
+    for t in tokens:
+        if t.type == "html_block":
+            yield t, None
+        elif t.type == "inline" and t.children:
+            for c in t.children:
+                if c.type == "html_inline":
+                    yield c, t
+
+
+def escape_html(text: str) -> str:
+    """``text`` with every '<' that CommonMark would read as the start of HTML made literal."""
+    if "<" not in text:
+        return text
+    for _ in range(MAX_ROUNDS):
+        tokens = _md.parse(text)
+        found = list(_html_tokens(tokens))
+        if not found:
+            return text
+        lines = text.split("\n")
+        for tok, parent in found:
+            if parent is None:
+                s = tok.map[0]
+                lines[s] = lines[s].replace("<", "&lt;", 1)
+            else:
+                s, e = parent.map
+                needle = tok.content
+                fixed = needle.replace("<", "&lt;", 1)
+                for i in range(s, e):
+                    if needle in lines[i]:
+                        lines[i] = lines[i].replace(needle, fixed)
+                        break
+                else:
+                    # The tag spans lines: escape the first '<' of the paragraph that starts it.
+                    head = needle.split("\n", 1)[0]
+                    for i in range(s, e):
+                        if head and head in lines[i]:
+                            lines[i] = lines[i].replace(head, head.replace("<", "&lt;", 1), 1)
+                            break
+                    else:
+                        return _escape_all(text)
+        new = "\n".join(lines)
+        if new == text:
+            return _escape_all(text)
+        text = new
+    return _escape_all(text)
+
+
+def _escape_all(text: str) -> str:
+    """Last resort: every '<' outside fenced code becomes '&lt;' (code spans then show '&lt;')."""
+    lines = text.split("\n")
+    inside = set()
+    for t in _md.parse(text):
+        if t.type == "fence" and t.level == 0 and t.map:
+            inside.update(range(t.map[0] + 1, t.map[1]))
+    return "\n".join(ln if i in inside else ln.replace("<", "&lt;") for i, ln in enumerate(lines))
+
+
+def close_fences(text: str) -> str:
+    """Append the closing fence of a top-level fenced block that ``text`` leaves open."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    tokens = _md.parse(text)
+    lines = text.split("\n")
+    for t in reversed(tokens):
+        if t.level == 0 and t.map:
+            if t.type != "fence":
+                return text
+            s, e = t.map
+            last = lines[e - 1] if e - 1 > s and e - 1 < len(lines) else None
+            m = _CLOSER.match(last) if last is not None else None
+            markup = t.markup
+            if m and m.group(1)[0] == markup[0] and len(m.group(1)) >= len(markup):
+                return text
+            return text.rstrip("\n") + "\n" + markup
+    return text
+
+
+def normalise(text: str) -> str:
+    # The parser numbers lines after turning \r\n and lone \r into \n; so must we, or its line
+    # numbers would point at the wrong lines.
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+
+
+LIST_END = "<!-- end of list -->"
+
+
+def end_list(md: str) -> str:
+    """Prose that ends in a list would take the next block's indented lines into its last item,
+    where they parse differently from how they were checked alone (a 4-space-indented tag is code
+    at top level but HTML inside an item). An HTML comment line ends the list first."""
+    last = None
+    for t in _md.parse(md):
+        if t.level == 0:
+            last = t.type
+    if last in ("bullet_list_close", "ordered_list_close"):
+        return md.rstrip("\n") + "\n\n" + LIST_END + "\n"
+    return md
+
+
+def prose(text: str) -> str:
+    """Untrusted Markdown prose → Markdown that renders the same but cannot break what follows."""
+    return end_list(close_fences(escape_html(normalise(text))))
+
+
+def quote(md: str) -> str:
+    return "\n".join(("> " + ln) if ln.strip() else ">" for ln in md.rstrip("\n").split("\n")) + "\n"
+
+
+def quoted_prose(text: str) -> str:
+    """Prose as a blockquote. Escaped after quoting: the '> ' prefix changes how a line parses
+    (a tab-indented '<tag>' is code at top level but HTML inside a quote). A fence left open
+    inside the quote ends with the quote."""
+    return escape_html(quote(normalise(text)))
+
+
+def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
+    """Line ranges [s, e) of the top-level blocks, covering every line; third item: fence markup."""
+    lines = text.split("\n")
+    out: list[tuple[int, int, str | None]] = []
+    pos = 0
+    for t in _md.parse(text):
+        if t.level != 0 or not t.map or t.nesting == -1:
+            continue
+        s, e = t.map
+        if s < pos:
+            continue
+        if s > pos:
+            out.append((pos, s, None))  # blank lines (or lines a parser skipped) between blocks
+        out.append((s, e, t.markup if t.type == "fence" else None))
+        pos = e
+    if pos < len(lines):
+        out.append((pos, len(lines), None))
+    return out
+
+
+def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
+    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters.
+
+    Cuts fall between top-level blocks where possible, else between lines (a long fenced block is
+    closed and reopened around each cut), else between characters — never inside a code point.
+    A piece takes as many blocks as their raw size allows (scaled by how much rendering grew the
+    last piece), is rendered to confirm, and sheds blocks from its end while too long; a piece is
+    rendered only a few times, so the cost stays near linear in the text.
+    """
+    text = normalise(text)
+    if len(text) <= limit:
+        whole = render(text)
+        if len(whole) <= limit:
+            return [whole]
+    lines = text.split("\n")
+    units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
+    raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
+    pieces: list[str] = []
+
+    def join(ls):
+        return render("\n".join(ls))
+
+    def span(i, j):
+        return [ln for ls, _ in units[i:j] for ln in ls]
+
+    i = 0
+    ratio = 1.0  # rendered/raw size of the last piece: escaping grows some texts a lot
+    while i < len(units):
+        j, total = i, 0
+        while j < len(units) and total + raw[j] <= limit / ratio:
+            total += raw[j]
+            j += 1
+        j = max(j, i + 1)
+        out = None
+        while True:
+            out = join(span(i, j))
+            if len(out) <= limit or j == i + 1:
+                break
+            # Too long: drop blocks from the end worth the overflow (a little more), and retry.
+            grow = len(out) / max(1, sum(raw[i:j]))
+            need = (len(out) - limit) * 1.1 / grow
+            while j > i + 1 and need > 0:
+                j -= 1
+                need -= raw[j]
+        if len(out) > limit:  # one block alone is too big: cut it between lines
+            pieces.extend(_split_lines(units[i][0], units[i][1], limit, join))
+            i += 1
+            continue
+        ratio = max(1.0, len(out) / max(1, sum(raw[i:j])))
+        pieces.append(out)
+        i = j
+    return [p for p in pieces if p.strip()]
+
+
+def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[str]:
+    """One top-level block too big for a piece: cut it between lines (or characters)."""
+    opener, body, closer = None, ls, None
+    if markup and len(ls) >= 1:
+        opener = ls[0]
+        body = ls[1:]
+        if body and _CLOSER.match(body[-1]):
+            closer, body = body[-1], body[:-1]
+        closer = closer or markup
+
+    def frame(chunk):
+        return render(([opener] + chunk + [closer]) if opener is not None else chunk)
+
+    out = []
+    i = 0
+    while i < len(body):
+        # The largest k with frame(body[i:i+k]) within the limit (binary search).
+        lo, hi = 0, len(body) - i
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if len(frame(body[i:i + mid])) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo == 0:
+            out.extend(_split_chars(body[i], frame, limit))
+            i += 1
+        else:
+            out.append(frame(body[i:i + lo]))
+            i += lo
+    return out
+
+
+def _split_chars(line: str, frame, limit: int) -> list[str]:
+    out = []
+    while line:
+        n = min(len(line), limit)
+        while n > 1:
+            over = len(frame([line[:n]])) - limit
+            if over <= 0:
+                break
+            n = max(1, n - over)
+        out.append(frame([line[:n]]))
+        line = line[n:]
+    return out
+
+
+def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: str = "") -> list[str]:
+    """``label`` + a fenced block of ``text``, cut between lines into pieces of at most ``limit``."""
+    fence = fence_for(text)
+
+    def frame(chunk: str, lab: str) -> str:
+        body = chunk if chunk.endswith("\n") else chunk + "\n"
+        return f"{lab}{fence}{lang}\n{body}{fence}\n"
+
+    whole = frame(text, label)
+    if len(whole) <= limit:
+        return [whole]
+    lab = cont_label or label
+    overhead = len(frame("", lab)) + 1
+    room = limit - overhead
+    if room < 16:
+        raise ValueError("limit too small for a fenced block")
+    out = []
+    buf = ""
+    first = True
+    for ln in text.splitlines(keepends=True):
+        while len(ln) > room:
+            if buf:
+                out.append(frame(buf, label if first else lab))
+                first, buf = False, ""
+            out.append(frame(ln[:room], label if first else lab))
+            first = False
+            ln = ln[room:]
+        if len(buf) + len(ln) > room:
+            out.append(frame(buf, label if first else lab))
+            first, buf = False, ""
+        buf += ln
+    if buf or not out:
+        out.append(frame(buf, label if first else lab))
+    return out

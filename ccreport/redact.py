@@ -1,0 +1,178 @@
+"""Take secrets and home directories out of transcript entries before anything is rendered.
+
+Export is for sharing (a PR comment, an attached file), and transcripts hold whatever the session
+saw: keys pasted into prompts, ``.env`` files read by tools, URLs with passwords, and the user's
+home path in every ``cwd`` and file path. Redaction runs on the parsed entries (every string of every
+entry, keys included), so every renderer downstream — HTML, Markdown, tool views, titles — only ever
+sees the redacted text; nothing can slip past through a field a renderer happens to show.
+
+Each replacement names its kind (``[REDACTED:github-token]``); home directories become ``~``.
+Counts per kind are kept for the summary printed on stderr.
+
+The one thing not scanned is base64 payload data (images, documents): a key pattern can match by
+chance inside base64 (``AKIA…`` is plain base64 text), and "redacting" it would only corrupt the
+image while hiding nothing a reader could see.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
+_HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
+# Names that look secret in NAME=value / "name": "value" (matched case-insensitively).
+SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "api_key", "api-key", "apikey", "access_key",
+                "access-key", "private_key", "private-key", "credential", "auth_key", "auth-key")
+_SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
+
+
+def _rules() -> list[tuple[str, re.Pattern, int]]:
+    """(kind, pattern, group): the group of the match that is replaced (0 = all of it).
+
+    Order matters: specific key formats come before the generic assignment rules, so a GitHub
+    token in ``GITHUB_TOKEN=ghp_…`` is reported as a github-token.
+    """
+    r = []
+
+    def add(kind, pattern, group=0, triggers=(), flags=0):
+        # triggers: lower-case substrings one of which any match must contain; a string holding
+        # none of them skips the (much slower) regular expression.
+        r.append((kind, re.compile(pattern, flags), group, tuple(triggers)))
+
+    # A key block, with or without its END line (a truncated paste is still a key).
+    add("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)", triggers=("private key",))
+    add("anthropic-key", r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}", triggers=("sk-ant-",))
+    add("openai-key", r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}", triggers=("sk-",))
+    add("aws-access-key-id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|AGPA)[A-Z0-9]{16}(?![A-Za-z0-9])", triggers=("akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa"))
+    add("aws-secret-key", r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1, triggers=("secret",))
+    add("github-token", r"(?<![A-Za-z0-9_])(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}", triggers=("ghp_", "gho_", "ghs_", "ghu_", "ghr_"))
+    add("github-token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}", triggers=("github_pat_",))
+    add("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
+    add("slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
+    add("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", triggers=("_live_", "_test_"))
+    add("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}", triggers=("aiza",))
+    add("jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", triggers=("eyj",))
+    add("bearer-token", r"(?i)\bbearer\s+(?!\[REDACTED)([A-Za-z0-9._~+/-]{20,}=*)", 1, triggers=("bearer",))
+    # scheme://user:password@host — only the password goes.
+    add("url-password", r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,200}:([^\s/@\"'<>]{1,200})@", 1, triggers=("://",))
+    # Connection strings: Password=…; Pwd=…;
+    add("connection-string-password", r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*([^;\s\"']{1,200})(?=;|\s|$|[\"'])", 1, triggers=("password", "pwd"))
+    # NAME=value (env files, shell exports, command lines) and "name": "value" (JSON, YAML).
+    add("secret-assignment", r"(?i)(?<![A-Za-z0-9_])" + _SECRET_NAME + r"\s*=\s*[\"']?([^\s\"'`,;]{3,})", 1, triggers=SECRET_WORDS)
+    add("secret-assignment", r"(?i)[\"']?(?<![A-Za-z0-9_])" + _SECRET_NAME + r"[\"']?\s*:\s*[\"']([^\"'\n]{3,})[\"']", 1, triggers=SECRET_WORDS)
+    return r
+
+
+def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
+    """(pattern, literal triggers — one must be in the string for the pattern to be tried)."""
+    pats = [
+        (r"/Users/[^/\s\"'\\:<>]+", ("/Users/",)),
+        (r"/home/[^/\s\"'\\:<>]+", ("/home/",)),
+        (r"(?i)\b[A-Z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/)[^\\/\s\"':<>]+", (":\\", ":/")),
+        # Claude Code's encoded project folder names (-Users-name-…, -home-name-…).
+        (r"(?<![\w-])-(?:Users|home)-[A-Za-z0-9_.]+(?=-|\b)", ("-Users-", "-home-")),
+    ]
+    for h in extra_homes:
+        if h and h not in ("/", "~") and len(h) > 1:
+            h = h.rstrip("/")
+            pats.insert(0, (re.escape(h) + r"(?![\w.-])", (h,)))
+    return [(re.compile(p), t) for p, t in pats]
+
+
+@dataclass
+class Redactor:
+    """Redacts strings and entries; ``counts`` says what it replaced, by kind."""
+
+    patterns: list[str] = field(default_factory=list)  # --redact-pattern values
+    homes: list[str] | None = None  # homes besides /Users/*, /home/*, C:\Users\* (default: this user's)
+    counts: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._rules = _rules()
+        for i, p in enumerate(self.patterns):
+            self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
+        homes = self.homes if self.homes is not None else current_homes()
+        self._homes = _home_rules(homes)
+
+    # --- strings --------------------------------------------------------------------------------
+    def text(self, s: str) -> str:
+        if not s:
+            return s
+        if len(s) >= 8:
+            low = s.lower()
+            for kind, pat, group, triggers in self._rules:
+                if triggers and not any(t in low for t in triggers):
+                    continue
+                s = pat.sub(lambda m, k=kind, g=group: self._replace(m, k, g), s)
+                low = s.lower()
+        for pat, triggers in self._homes:
+            if not any(t in s for t in triggers):
+                continue
+            s, n = pat.subn("~", s)
+            if n:
+                self.counts["home-path"] = self.counts.get("home-path", 0) + n
+        return s
+
+    def _replace(self, m: re.Match, kind: str, group: int) -> str:
+        if group:
+            value = m.group(group)
+            if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)):
+                return m.group(0)
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+            whole = m.group(0)
+            return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
+        if m.group(0).startswith("[REDACTED"):
+            return m.group(0)
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        return f"[REDACTED:{kind}]"
+
+    # --- entries -------------------------------------------------------------------------------
+    def value(self, v):
+        """A redacted copy of a JSON value: every string (keys too), base64 payloads excepted."""
+        if isinstance(v, str):
+            return self.text(v)
+        if isinstance(v, dict):
+            skip_data = v.get("type") == "base64"
+            out = {}
+            for k, x in v.items():
+                key = self.text(k) if isinstance(k, str) else k
+                if (skip_data and k == "data") or (k == "base64" and isinstance(x, str)):
+                    out[key] = x
+                else:
+                    out[key] = self.value(x)
+            return out
+        if isinstance(v, list):
+            return [self.value(x) for x in v]
+        return v
+
+    def summary(self) -> str:
+        if not self.counts:
+            return "redaction: nothing found to redact"
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        return f"redacted: {parts}"
+
+
+def compile_patterns(patterns) -> list[str]:
+    """Check --redact-pattern values; raises ValueError with a readable message."""
+    out = []
+    for p in patterns or ():
+        try:
+            pat = re.compile(p)
+        except re.error as exc:
+            raise ValueError(f"invalid --redact-pattern {p!r}: {exc}") from None
+        if pat.fullmatch(""):
+            # It would "redact" the empty string between every two characters.
+            raise ValueError(f"--redact-pattern {p!r} matches the empty string")
+        out.append(p)
+    return out
+
+
+def current_homes() -> list[str]:
+    homes = {str(Path.home())}
+    if os.environ.get("HOME"):
+        homes.add(os.environ["HOME"])
+    return sorted(homes, key=len, reverse=True)
