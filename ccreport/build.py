@@ -26,6 +26,8 @@ from .markup import esc, human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
+from .search import bundle, collect_session
+from .usage import session_cost as usage_fmt_cost, view as usage_view
 from .resources import asset_files, asset_names, env
 from .write import Writer
 
@@ -173,6 +175,8 @@ def build_session(s: Session, out: Path, opts: Options, project_title: str) -> d
         parent = f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
         results.append(render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title))
     info = session_summary(s, results)
+    # --- search + usage (ccreport/search.py): the session's index part and de-duplicated usage ---
+    info["usage_report"] = collect_session(s, out, opts.page_size, info, writer)
     write_session_overview(s, info, results, writer, project_title)
     return {"info": info, "project": s.project.dir_name, "transcripts": results, "written": [str(p) for p in writer.written],
             "errors": [r["error"] for r in results if r["error"]]}
@@ -220,6 +224,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
                 "first_url": f"{sub}{page_name(1)}" if r["pages"] else None,
                 "messages": f'{r["messages"]:,}', "lines": f'{r["lines"]:,}', "malformed": r["malformed"],
                 "size": human_size(r["size"]), "tokens": _fmt_tokens(r.get("usage") or {}), "error": r["error"],
+                "cost": usage_fmt_cost({"total": (info.get("usage_report") or {}).get("by_transcript", {}).get(r["id"], {})}),
                 "pages": [{"no": p[0], "url": f"{sub}{page_name(p[0])}"} for p in r["pages"]],
             })
         if items:
@@ -233,12 +238,14 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
                  counts=sorted(counts.items(), key=lambda kv: -kv[1]), cwd=info["cwd"] or "",
                  latest_url="latest.html" if main else None)
     crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"}, {"label": s.id[:8], "url": None}]
-    html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups)
+    html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups,
+                                                     usage=usage_view(info.get("usage_report"), "This session: activity per day"))
     writer.write(f"{rel}/index.html", html)
 
 
 # --- indexes ----------------------------------------------------------------------------------
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict) -> dict:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, usage: dict | None = None) -> dict:
+    usage = usage or {"home": None, "projects": {}, "sessions": {}}
     rows = []
     totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
@@ -253,21 +260,25 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         sessions = [{"url": f"{i['id']}/index.html", "title": i["title"], "id": i["id"],
                      "first_prompt": (i.get("prompt") or "")[:200], "started": local_date(i["first_ts"]),
                      "last": local_date(i["last_ts"]), "messages": f'{i["messages"]:,}', "transcripts": i["transcripts"],
-                     "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3])} for i in infos]
+                     "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3]),
+                     "cost": usage_fmt_cost(usage["sessions"].get(p.dir_name, {}).get(i["id"]))} for i in infos]
         html = env().get_template("project.html").render(
             **_common(root, title, [{"label": title, "url": None}], "project"),
-            project={"title": title, "dir_name": p.dir_name}, sessions=sessions)
+            project={"title": title, "dir_name": p.dir_name}, sessions=sessions,
+            usage=usage_view(usage["projects"].get(p.dir_name), f"{title}: activity per day"))
         writer.write(f"{rel}/index.html", html)
         msgs = sum(i["messages"] for i in infos)
         last = max((i["last_ts"] for i in infos if i.get("last_ts")), default=None)
         rows.append({"url": f"{rel}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
-                     "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot)})
+                     "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot),
+                     "cost": usage_fmt_cost(usage["projects"].get(p.dir_name))})
         totals["projects"] += 1
         totals["sessions"] += len(infos)
         totals["messages"] += msgs
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
         **_common("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
+        usage=usage_view(usage["home"], "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write("index.html", html)
     return totals
@@ -323,7 +334,9 @@ def build(home: Path, out: Path, opts: Options, progress=None) -> BuildResult:
         res.pages += info["pages"]
         res.messages += info["messages"]
         res.malformed += info["malformed"]
-    write_indexes(catalog, infos_by_project, writer, titles)
+    # --- search + usage: bundle the per-session parts into per-project index scripts ---
+    site_usage = bundle(out, catalog, titles, writer)
+    write_indexes(catalog, infos_by_project, writer, titles, usage=site_usage)
     res.written.extend(str(p) for p in writer.written)
     res.projects = len(catalog.projects)
     res.seconds = time.perf_counter() - t0
