@@ -45,10 +45,10 @@ def day_chart(by_day: dict, label: str = "Activity per day") -> Markup:
         bars.append((chunk[0][0], chunk[-1][0], sum(r.get("responses", 0) for _, r in chunk),
                      sum(r.get("output_tokens", 0) for _, r in chunk), sum(r.get("cost", 0.0) or 0.0 for _, r in chunk)))
     peak = max(b[2] for b in bars) or 1
-    bw = (WIDTH - 2) / len(bars)
+    bw = min(40.0, (WIDTH - 2) / len(bars))  # a few days must not become one wall of colour
     unit = "day" if step == 1 else f"{step} days"
-    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT + PAD}" width="100%" height="{HEIGHT + PAD}" '
-             f'preserveAspectRatio="none" role="img" aria-labelledby="chart-t">'
+    parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT + PAD}" width="100%" '
+             f'role="img" aria-labelledby="chart-t">'
              f'<title id="chart-t">{esc(label)}: API responses per {unit}, {esc(days[0][0])} to {esc(days[-1][0])}, '
              f'peak {peak:,}</title>',
              f'<line class="axis" x1="0" y1="{HEIGHT}" x2="{WIDTH}" y2="{HEIGHT}"/>']
@@ -59,6 +59,7 @@ def day_chart(by_day: dict, label: str = "Activity per day") -> Markup:
         parts.append(f'<rect class="bar" x="{n * bw + 1:.1f}" y="{HEIGHT - h:.1f}" width="{max(bw - 1, 0.5):.1f}" '
                      f'height="{max(h, 0.0):.1f}"><title>{esc(tip)}</title></rect>')
     parts.append(f'<text class="tick" x="0" y="{HEIGHT + PAD - 4}">{esc(days[0][0])}</text>')
-    parts.append(f'<text class="tick" x="{WIDTH}" y="{HEIGHT + PAD - 4}" text-anchor="end">{esc(days[-1][0])}</text>')
+    if days[-1][0] != days[0][0]:
+        parts.append(f'<text class="tick" x="{WIDTH}" y="{HEIGHT + PAD - 4}" text-anchor="end">{esc(days[-1][0])}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
