@@ -9,7 +9,10 @@
   var SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160, MAX_RESULTS = 50;
   var form, input, panel, status, list, projSel, kindSel, root = "";
   var manifest = null, manifestWaiters = [], bundleWaiters = {}, bundles = {};
-  var mini = null, docs = [], indexed = {}, loadMs = 0, timer = null, seq = 0;
+  var mini = null, docs = [], ranges = {}, indexed = {}, loadMs = 0, timer = null, seq = 0;
+  // Above this many items in scope, building MiniSearch's index in the page takes too long (tens of
+  // seconds for a 300 MB home), so the search scans the texts instead: every word must occur.
+  var RANK_MAX_DOCS = 12000, mode = "ranked";
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -63,16 +66,24 @@
     if (bundleWaiters[p.dir].length === 1) inject(root + p.file, fail);
   }
 
-  function index(dir) {
-    if (indexed[dir]) return;
-    var b = bundles[dir], batch = [];
-    if (!mini) mini = new window.MiniSearch({ fields: ["text"], idField: "id" });
+  // A loaded bundle becomes plain document objects (ids are global positions in docs).
+  function take(dir) {
+    if (ranges[dir]) return;
+    var b = bundles[dir], start = docs.length;
     for (var i = 0; i < b.docs.length; i++) {
       var d = b.docs[i]; // [session index, kind, url suffix, time, text]
-      var id = docs.length;
       docs.push({ p: dir, s: b.sessions[d[0]], k: d[1], u: d[2], ts: d[3], text: d[4] });
-      batch.push({ id: id, text: d[4] });
     }
+    ranges[dir] = [start, docs.length];
+    delete bundles[dir];
+  }
+
+  // MiniSearch (ranked, prefix) for scopes it can index quickly enough in the page.
+  function index(dir) {
+    if (indexed[dir]) return;
+    if (!mini) mini = new window.MiniSearch({ fields: ["text"], idField: "id" });
+    var r = ranges[dir], batch = [];
+    for (var i = r[0]; i < r[1]; i++) batch.push({ id: i, text: docs[i].text });
     mini.addAll(batch);
     indexed[dir] = true;
   }
@@ -95,19 +106,23 @@
     return depth >= 1 && segs[i] === "p" ? decodeURIComponent(segs[i + 1] || "") : "";
   }
 
+  function scope() {
+    return manifest.projects.filter(function (p) { return !projSel.value || p.dir === projSel.value; });
+  }
+
   // Load (once) the bundles the filter needs, then search.
   function ensureLoaded(done) {
     needMiniSearch(function () {
       needManifest(function () {
         if (projSel.options.length === 1) fillProjects();
-        var want = manifest.projects.filter(function (p) { return !projSel.value || p.dir === projSel.value; });
-        var todo = want.filter(function (p) { return !indexed[p.dir]; });
+        var want = scope();
+        var todo = want.filter(function (p) { return !ranges[p.dir]; });
         if (!todo.length) return done();
         var t0 = performance.now(), n = 0;
         status.textContent = "Loading the index…";
         todo.forEach(function (p) {
           needBundle(p, function () {
-            index(p.dir);
+            take(p.dir);
             n++;
             status.textContent = "Loading the index… " + n + " of " + todo.length + " projects";
             if (n === todo.length) { loadMs += performance.now() - t0; done(); }
@@ -124,14 +139,25 @@
     ensureLoaded(function () {
       if (my !== seq) return;
       var t0 = performance.now();
-      var proj = projSel.value, kind = kindSel.value;
-      var hits = mini.search(q, {
-        combineWith: "AND",
-        prefix: function (term, i, terms) { return i === terms.length - 1; },
-        filter: function (r) { var d = docs[r.id]; return (!proj || d.p === proj) && (!kind || d.k === kind); }
-      });
+      var proj = projSel.value, kind = kindSel.value, want = scope(), size = 0;
+      want.forEach(function (p) { size += ranges[p.dir][1] - ranges[p.dir][0]; });
+      var hits, lower = q.toLowerCase();
+      var rankMax = parseInt(form.getAttribute("data-rank-max"), 10);  // lets a test force the scan
+      mode = size <= (rankMax >= 0 ? rankMax : RANK_MAX_DOCS) ? "ranked" : "scan";
+      if (mode === "ranked") {
+        var ti = performance.now();
+        want.forEach(function (p) { index(p.dir); });
+        loadMs += performance.now() - ti;
+        t0 = performance.now();
+        hits = mini.search(q, {
+          combineWith: "AND",
+          prefix: function (term, i, terms) { return i === terms.length - 1; },
+          filter: function (r) { var d = docs[r.id]; return (!proj || d.p === proj) && (!kind || d.k === kind); }
+        });
+      } else {
+        hits = scan(want, lower, kind);
+      }
       // An exact occurrence of the whole query ranks first: people search for phrases they remember.
-      var lower = q.toLowerCase();
       if (/\s/.test(q)) {
         var exact = [], rest = [];
         hits.forEach(function (h) { (docs[h.id].text.toLowerCase().indexOf(lower) >= 0 ? exact : rest).push(h); });
@@ -140,6 +166,27 @@
       var ms = performance.now() - t0;
       show(hits, q, ms);
     });
+  }
+
+  // Every word of the query occurs (case-insensitive); the newest first.
+  function scan(want, lower, kind) {
+    var terms = lower.split(/[\s\p{P}]+/u).filter(Boolean).map(function (t) {
+      return new RegExp(t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+    });
+    var hits = [];
+    if (!terms.length) return hits;
+    want.forEach(function (p) {
+      var r = ranges[p.dir];
+      for (var i = r[0]; i < r[1]; i++) {
+        var d = docs[i];
+        if (kind && d.k !== kind) continue;
+        var ok = true;
+        for (var j = 0; j < terms.length && ok; j++) ok = terms[j].test(d.text);
+        if (ok) hits.push({ id: i });
+      }
+    });
+    hits.sort(function (a, b) { return docs[a.id].ts < docs[b.id].ts ? 1 : docs[a.id].ts > docs[b.id].ts ? -1 : 0; });
+    return hits;
   }
 
   function snippet(text, q, terms) {
@@ -181,9 +228,15 @@
     });
     var n = hits.length;
     status.textContent = (n === 0 ? "No results" : n + " result" + (n === 1 ? "" : "s") + (n > MAX_RESULTS ? " (first " + MAX_RESULTS + " shown)" : "")) +
-      " for “" + q + "” over " + docs.length.toLocaleString() + " indexed items · search " + Math.round(ms) + " ms" +
-      (loadMs ? " · index loaded in " + Math.round(loadMs) + " ms" : "");
+      " for “" + q + "” over " + scopeSize().toLocaleString() + " items" + (mode === "scan" ? " (text scan: too many to rank)" : "") + " · search " + Math.round(ms) + " ms" +
+      (loadMs ? " · index loaded and built in " + Math.round(loadMs) + " ms" : "");
     status.setAttribute("data-count", String(n));
+  }
+
+  function scopeSize() {
+    var n = 0;
+    scope().forEach(function (p) { if (ranges[p.dir]) n += ranges[p.dir][1] - ranges[p.dir][0]; });
+    return n;
   }
 
   function schedule() { clearTimeout(timer); timer = setTimeout(run, 180); }

@@ -103,6 +103,17 @@ def test_search_finds_tool_result_and_lands_on_it(corpus_site, browser):
     assert CORPUS_PHRASE in hit.locator("mark").text_content().lower()
     assert "tool" in hit.locator(".chip").text_content()
     href = hit.locator("a").get_attribute("href")
+    # the text-scan mode (used when the scope is too big to rank in the page) finds the same item
+    scan = browser.new_page()
+    scan.goto((site / "index.html").as_uri())
+    scan.evaluate("document.getElementById('search-form').setAttribute('data-rank-max', '0')")
+    scan.fill("#search-q", CORPUS_PHRASE)
+    scan.keyboard.press("Enter")
+    scan.wait_for_selector("#search-status[data-count]")
+    assert "text scan" in scan.text_content("#search-status")
+    assert scan.get_attribute("#search-status", "data-count") == "1"
+    assert scan.locator("#search-results li a").first.get_attribute("href") == href
+    scan.close()
     hit.locator("a").click()
     page.wait_for_load_state()
     assert page.url.endswith(href.split("/", 1)[1]) and "#L" in page.url
