@@ -148,3 +148,22 @@ def test_filters_and_no_markup_from_transcripts(tmp_path, build_site, browser):
     page.keyboard.press("Escape")
     assert page.locator("#search-panel").is_hidden()
     page.close()
+
+
+def test_every_corpus_result_link_resolves(corpus_site):
+    """Each indexed item of the corpus site links to an existing page and an id on it."""
+    site, _ = corpus_site
+    ids: dict = {}
+    n = 0
+    for bundle in (site / "search").glob("*.js"):
+        if bundle.name == "manifest.js":
+            continue
+        data = _bundle(site, bundle.stem)
+        for d in data["docs"]:
+            page, anchor = (data["sessions"][d[0]][2] + d[2]).split("#")
+            path = site / page
+            if path not in ids:
+                ids[path] = set(re.findall(r'\bid="([^"]+)"', path.read_text(encoding="utf-8")))
+            assert anchor in ids[path], (page, anchor)
+            n += 1
+    assert n > 1000
