@@ -89,21 +89,11 @@
   }
 
   function fillProjects() {
-    var here = currentProject();
     manifest.projects.forEach(function (p) {
       var o = el("option", null, p.title + " (" + p.docs + ")");
       o.value = p.dir;
       projSel.appendChild(o);
     });
-    if (here) projSel.setAttribute("data-here", here);
-  }
-
-  // The project folder of the page we are on (p/<dir>/… under the site root), if any.
-  function currentProject() {
-    var depth = (root.match(/\.\.\//g) || []).length;
-    var segs = location.pathname.split("/");
-    var i = segs.length - 2 - depth + 1;
-    return depth >= 1 && segs[i] === "p" ? decodeURIComponent(segs[i + 1] || "") : "";
   }
 
   function scope() {
@@ -255,6 +245,10 @@
     kindSel = document.getElementById("search-kind");
     form.addEventListener("submit", function (e) { e.preventDefault(); clearTimeout(timer); run(); });
     input.addEventListener("input", schedule);
+    // The project filter is filled from the (small) manifest as soon as the box is used.
+    input.addEventListener("focus", function () {
+      needManifest(function () { if (projSel.options.length === 1) fillProjects(); }, function () {});
+    });
     input.addEventListener("keydown", function (e) {
       if (e.key === "Escape") { close(); input.blur(); }
       if (e.key === "ArrowDown" && !panel.hidden) { var f = list.querySelector("a"); if (f) { e.preventDefault(); f.focus(); } }
