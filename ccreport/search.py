@@ -116,6 +116,7 @@ def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: W
     writer = writer or Writer(out)
     usage = SessionUsage()
     docs: list[list] = []
+    skipped = 0
     for t in s.transcripts:
         usage.start(t.id, t.kind)
         sub = f"{t.slug}/" if t.slug else ""
@@ -125,13 +126,16 @@ def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: W
                 for page in paginate(entries, Builder(), page_size):
                     prefix = sub + _page_name(page.no)
                     for m in page.messages:
-                        docs.extend(message_docs(m, prefix))
+                        try:
+                            docs.extend(message_docs(m, prefix))
+                        except Exception:  # an odd message must not cost the session its pages
+                            skipped += 1
         except OSError:
             continue  # the render already reported the unreadable file
     report = usage.report()
     rel = f"{s.project.dir_name}/{s.id}.json"
     part = {"session": [s.id, info.get("title") or s.id, f"p/{s.project.dir_name}/{s.id}/", info.get("first_ts") or ""],
-            "docs": docs}
+            "docs": docs, "skipped": skipped}
     writer.write(f"{PARTS}/{rel}", json.dumps(part, ensure_ascii=False, separators=(",", ":")))
     writer.write(f"{USAGE_PARTS}/{rel}", json.dumps(report, separators=(",", ":")))
     return report
