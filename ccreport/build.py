@@ -29,6 +29,8 @@ from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
 from .resources import asset_files, asset_names, env, fingerprint
 from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash, render_options
+from .search import bundle, collect_session
+from .usage import session_cost as usage_fmt_cost, view as usage_view
 from .write import Writer
 
 KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
@@ -343,6 +345,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     changed = any(m != "same" for m in plans.values()) or set(prev_ts) != set(new_ts)
     info = session_summary(s, results)
     if changed or not (out / session_dir(s) / "index.html").exists():
+        # --- search + usage (ccreport/search.py): the session's index part and de-duplicated usage ---
+        info["usage_report"] = collect_session(s, out, opts.page_size, info, writer)
         write_session_overview(s, info, results, writer, project_title)
     for t in s.transcripts:  # after the last write into the folders: see plan_transcript
         new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
@@ -424,6 +428,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
                 "first_url": f"{sub}{page_name(1)}" if r["pages"] else None,
                 "messages": f'{r["messages"]:,}', "lines": f'{r["lines"]:,}', "malformed": r["malformed"],
                 "size": human_size(r["size"]), "tokens": _fmt_tokens(r.get("usage") or {}), "error": r["error"],
+                "cost": usage_fmt_cost({"total": (info.get("usage_report") or {}).get("by_transcript", {}).get(r["id"], {})}),
                 "pages": [{"no": p[0], "url": f"{sub}{page_name(p[0])}"} for p in r["pages"]],
             })
         if items:
@@ -437,14 +442,17 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
                  counts=sorted(counts.items(), key=lambda kv: -kv[1]), cwd=info["cwd"] or "",
                  latest_url="latest.html" if main else None)
     crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"}, {"label": s.id[:8], "url": None}]
-    html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups)
+    html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups,
+                                                     usage=usage_view(info.get("usage_report"), "This session: activity per day"))
     writer.write(f"{rel}/index.html", html)
 
 
 # --- indexes ----------------------------------------------------------------------------------
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None = None) -> dict:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None = None,
+                  usage: dict | None = None) -> dict:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
     the home page come from the summaries either way)."""
+    usage = usage or {"home": None, "projects": {}, "sessions": {}}
     rows = []
     totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
@@ -459,22 +467,26 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         sessions = [{"url": f"{i['id']}/index.html", "title": i["title"], "id": i["id"],
                      "first_prompt": (i.get("prompt") or "")[:200], "started": local_date(i["first_ts"]),
                      "last": local_date(i["last_ts"]), "messages": f'{i["messages"]:,}', "transcripts": i["transcripts"],
-                     "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3])} for i in infos]
+                     "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3]),
+                     "cost": usage_fmt_cost(usage["sessions"].get(p.dir_name, {}).get(i["id"]))} for i in infos]
         if only is None or p.dir_name in only:
             html = env().get_template("project.html").render(
                 **_common(root, title, [{"label": title, "url": None}], "project"),
-                project={"title": title, "dir_name": p.dir_name}, sessions=sessions)
+                project={"title": title, "dir_name": p.dir_name}, sessions=sessions,
+                usage=usage_view(usage["projects"].get(p.dir_name), f"{title}: activity per day"))
             writer.write(f"{rel}/index.html", html)
         msgs = sum(i["messages"] for i in infos)
         last = max((i["last_ts"] for i in infos if i.get("last_ts")), default=None)
         rows.append({"url": f"{rel}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
-                     "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot)})
+                     "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot),
+                     "cost": usage_fmt_cost(usage["projects"].get(p.dir_name))})
         totals["projects"] += 1
         totals["sessions"] += len(infos)
         totals["messages"] += msgs
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
         **_common("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
+        usage=usage_view(usage["home"], "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write("index.html", html)
     return totals
@@ -581,7 +593,10 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         _rmdir(out / "p" / pdir)
     missing = {p for p in current if not (out / "p" / p / "index.html").exists()}
     if full_all or dirty or missing or res.deleted or not (out / "index.html").exists():
-        write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing)
+        # --- search + usage: bundle the per-session parts into per-project index scripts ---
+        site_usage = bundle(out, catalog, titles, writer)
+        write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing,
+                      usage=site_usage)
     res.written.extend(str(p) for p in writer.written)
     st.set_head(opts, fp, titles, sources)
     try:

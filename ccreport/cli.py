@@ -288,3 +288,21 @@ def list_sessions(home, project, as_json):
     except HomeError as exc:
         _fail(str(exc))
     click.echo(rows_json(rows) if as_json else format_table(rows))
+
+
+# --- stats ---
+@cli.command()
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
+def stats(home, as_json):
+    """Token usage and cost per project, model and day (the figures the site shows)."""
+    from .stats import collect, render_json, render_text
+
+    home = resolve_home(str(home) if home else None)
+    try:
+        data = collect(home)
+    except HomeError as exc:
+        _fail(str(exc))
+    for problem in data["problems"]:
+        click.echo(f"ccreport: warning: {problem}", err=True)
+    click.echo(render_json(data) if as_json else render_text(data), nl=False)

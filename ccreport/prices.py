@@ -1,0 +1,58 @@
+"""Anthropic API list prices, in US dollars per million tokens, used to put a cost on usage.
+
+Source: the model pages of platform.claude.com (Models & pricing), standard (non-batch) rates,
+short-context tier. A 5-minute cache write costs 1.25 × input, a 1-hour write 2 × input, a cache
+read 0.1 × input. What these figures are NOT: a bill. Claude Code on a subscription plan is not
+charged per token; the cost shown is what the same traffic would cost on the API. Long-context
+(> 200 K input) surcharges, batch discounts and the Fast mode are not modelled.
+
+A model is matched by the first pattern that occurs in its name (so "claude-opus-4-5-20251101"
+finds "opus-4-5" before "opus-4"). A model that matches nothing (third-party models routed through
+Claude Code, "<synthetic>" lines…) gets tokens only, and the reports say so.
+"""
+
+from __future__ import annotations
+
+# (pattern, input, output) — cache rates follow from input (see cost()).
+PRICES: list[tuple[str, float, float]] = [
+    ("opus-4-7", 5.0, 25.0),  # assumed equal to Opus 4.5/4.6 (the 4.5+ Opus generation list price)
+    ("opus-4-6", 5.0, 25.0),
+    ("opus-4-5", 5.0, 25.0),
+    ("opus-4-1", 15.0, 75.0),
+    ("opus-4", 15.0, 75.0),
+    ("claude-3-opus", 15.0, 75.0),
+    ("sonnet-4-5", 3.0, 15.0),
+    ("sonnet-4", 3.0, 15.0),
+    ("3-7-sonnet", 3.0, 15.0),
+    ("3-5-sonnet", 3.0, 15.0),
+    ("haiku-4-5", 1.0, 5.0),
+    ("3-5-haiku", 0.8, 4.0),
+    ("claude-3-haiku", 0.25, 1.25),
+]
+CACHE_WRITE_5M = 1.25
+CACHE_WRITE_1H = 2.0
+CACHE_READ = 0.1
+
+
+def price_of(model: str | None) -> tuple[float, float] | None:
+    """(input, output) $/MTok for a model name, or None when it is not in the table."""
+    if not model:
+        return None
+    name = model.lower()
+    for pattern, inp, out in PRICES:
+        if pattern in name:
+            return inp, out
+    return None
+
+
+def cost(model: str | None, usage: dict) -> float | None:
+    """Dollars for one usage record, or None for a model without a known price."""
+    p = price_of(model)
+    if p is None:
+        return None
+    inp, out = p
+    write = usage.get("cache_creation_input_tokens", 0)
+    write_1h = min(usage.get("cache_write_1h", 0), write)
+    return (usage.get("input_tokens", 0) * inp + usage.get("output_tokens", 0) * out
+            + (write - write_1h) * inp * CACHE_WRITE_5M + write_1h * inp * CACHE_WRITE_1H
+            + usage.get("cache_read_input_tokens", 0) * inp * CACHE_READ) / 1_000_000

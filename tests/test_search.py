@@ -1,0 +1,169 @@
+"""The offline search: index parts and bundles, and the search box used in chromium from file://."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ccreport.search import CAPS
+from util import assistant, make_home, tool_result, user
+
+# Occurs once in ../shared/corpus/real, inside one sub-agent's WebFetch tool result (checked below).
+CORPUS_PHRASE = "interface confirmation before"
+
+
+def _bundle(site, project):
+    raw = (site / "search" / f"{project}.js").read_text(encoding="utf-8")
+    m = re.fullmatch(r"ccreportSearch\.add\((.*)\);\n", raw, re.S)
+    assert m, "a bundle is one ccreportSearch.add(...) call"
+    return json.loads(m.group(1))
+
+
+def _home(tmp_path, result_text):
+    big = "BIGSTART " + "x" * 10_000 + " BIGEND"
+    return make_home(tmp_path / "home", {"-home-u-proj": {"s1.jsonl": [
+        user("u1", "please find the zebra file"),
+        assistant("a1", [{"type": "thinking", "thinking": "pondering quokka", "signature": "s"},
+                         {"type": "text", "text": "I will search for it."}], parent="u1", mid="m1"),
+        assistant("a2", [{"type": "tool_use", "id": "t1", "name": "Grep", "input": {"pattern": "walrus"}}],
+                  parent="a1", mid="m1"),
+        tool_result("u2", "t1", result_text, parent="a2"),
+        assistant("a3", [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"file_path": "/big"}}],
+                  parent="u2", mid="m2", rid="r2"),
+        tool_result("u3", "t2", big, parent="a3"),
+    ]}})
+
+
+def test_parts_and_bundle(tmp_path, build_site):
+    out = tmp_path / "site"
+    build_site(_home(tmp_path, "found narwhal.txt"), out)
+    part = json.loads((out / ".ccreport/search/-home-u-proj/s1.json").read_text())
+    assert part["session"][0] == "s1" and part["session"][2] == "p/-home-u-proj/s1/"
+    b = _bundle(out, "-home-u-proj")
+    docs = {d[1]: [] for d in b["docs"]}
+    for d in b["docs"]:
+        docs[d[1]].append(d)
+    assert [d[4] for d in docs["p"]] == ["please find the zebra file"]
+    assert "pondering quokka" in docs["a"][0][4] and "I will search" in docs["a"][0][4]
+    grep = next(d for d in docs["t"] if "walrus" in d[4])
+    assert "narwhal" in grep[4]
+    assert grep[2] == "page-0001.html#L4"  # the tool result's own line, inside the call's <details>
+    assert 'id="L4"' in (out / "p/-home-u-proj/s1/page-0001.html").read_text()
+    read = next(d for d in docs["t"] if "BIGSTART" in d[4])
+    assert "BIGEND" not in read[4] and len(read[4]) <= CAPS["tool_input"] + CAPS["tool_result"] + 20
+    manifest = (out / "search/manifest.js").read_text()
+    assert '"dir":"-home-u-proj"' in manifest
+
+
+def test_bundle_links_follow_pagination(tmp_path, build_site):
+    """With small pages a message's link names the page the renderer put it on."""
+    lines = [user("u0", "start")]
+    for i in range(1, 30):
+        lines.append(assistant(f"a{i}", [{"type": "text", "text": f"answer number{i}"}], mid=f"m{i}", rid=f"r{i}"))
+    home = make_home(tmp_path / "home", {"-p": {"s2.jsonl": lines}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=5)
+    for d in _bundle(out, "-p")["docs"]:
+        page, anchor = d[2].split("#")
+        assert f'id="{anchor}"' in (out / "p/-p/s2" / page).read_text()
+
+
+def test_corpus_phrase_only_in_a_tool_result(corpus_home):
+    """The phrase the browser test searches for really occurs only in a tool result."""
+    where = []
+    for f in (corpus_home / "projects").rglob("*.jsonl"):
+        for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if CORPUS_PHRASE not in line.lower():
+                continue
+            o = json.loads(line)
+            content = o["message"]["content"]
+            assert o["type"] == "user" and isinstance(content, list)
+            hits = [b for b in content if CORPUS_PHRASE in json.dumps(b).lower()]
+            assert hits and all(b["type"] == "tool_result" for b in hits)
+            where.append((f.name, n))
+    assert len(where) == 1
+
+
+@pytest.mark.browser
+def test_search_finds_tool_result_and_lands_on_it(corpus_site, browser):
+    site, _ = corpus_site
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((site / "index.html").as_uri())
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-q"
+    page.keyboard.type(CORPUS_PHRASE)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-status[data-count]")
+    assert page.get_attribute("#search-status", "data-count") == "1"
+    hit = page.locator("#search-results li").first
+    assert CORPUS_PHRASE in hit.locator("mark").text_content().lower()
+    assert "tool" in hit.locator(".chip").text_content()
+    href = hit.locator("a").get_attribute("href")
+    # the text-scan mode (used when the scope is too big to rank in the page) finds the same item
+    scan = browser.new_page()
+    scan.goto((site / "index.html").as_uri())
+    scan.evaluate("document.getElementById('search-form').setAttribute('data-rank-max', '0')")
+    scan.fill("#search-q", CORPUS_PHRASE)
+    scan.keyboard.press("Enter")
+    scan.wait_for_selector("#search-status[data-count]")
+    assert "text scan" in scan.text_content("#search-status")
+    assert scan.get_attribute("#search-status", "data-count") == "1"
+    assert scan.locator("#search-results li a").first.get_attribute("href") == href
+    scan.close()
+    hit.locator("a").click()
+    page.wait_for_load_state()
+    assert page.url.endswith(href.split("/", 1)[1]) and "#L" in page.url
+    target = page.evaluate("location.hash").lstrip("#")
+    el = page.locator(f"[id='{target}']")
+    assert CORPUS_PHRASE in el.text_content().lower()
+    assert el.is_visible()  # its <details> was opened
+    assert page.evaluate(f"document.getElementById('{target}').getBoundingClientRect().top") < 400
+    assert not errors
+    page.close()
+
+
+@pytest.mark.browser
+def test_filters_and_no_markup_from_transcripts(tmp_path, build_site, browser):
+    out = tmp_path / "site"
+    build_site(_home(tmp_path, 'narwhal <img src=x id="injected"> <b>bold</b>'), out)
+    page = browser.new_page()
+    page.goto((out / "p/-home-u-proj/s1/page-0001.html").as_uri())
+    page.fill("#search-q", "narwhal")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-status[data-count]")
+    assert page.get_attribute("#search-status", "data-count") == "1"
+    assert page.locator("#search-results #injected").count() == 0
+    assert "<img src=x" in page.locator("#search-results .snippet").text_content()
+    page.select_option("#search-kind", "p")
+    page.wait_for_function("document.getElementById('search-status').dataset.count === '0'")
+    page.fill("#search-q", "zebra")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('search-status').textContent.indexOf('zebra') >= 0")
+    assert page.get_attribute("#search-status", "data-count") == "1"
+    assert page.locator("#search-project option").count() == 2
+    page.keyboard.press("Escape")
+    assert page.locator("#search-panel").is_hidden()
+    page.close()
+
+
+def test_every_corpus_result_link_resolves(corpus_site):
+    """Each indexed item of the corpus site links to an existing page and an id on it."""
+    site, _ = corpus_site
+    ids: dict = {}
+    n = 0
+    for bundle in (site / "search").glob("*.js"):
+        if bundle.name == "manifest.js":
+            continue
+        data = _bundle(site, bundle.stem)
+        for d in data["docs"]:
+            page, anchor = (data["sessions"][d[0]][2] + d[2]).split("#")
+            path = site / page
+            if path not in ids:
+                ids[path] = set(re.findall(r'\bid="([^"]+)"', path.read_text(encoding="utf-8")))
+            assert anchor in ids[path], (page, anchor)
+            n += 1
+    assert n > 1000
