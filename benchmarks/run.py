@@ -151,6 +151,7 @@ class Run:
     wall: float
     max_rss: int  # bytes, largest single process (/usr/bin/time -v)
     tree_rss: int  # bytes, largest sum over the process tree (sampled)
+    cpu: float = 0.0  # user + system seconds of the tool and its children (/usr/bin/time -v)
     out_bytes: int = 0
     out_files: int = 0
     html_bytes: int = 0
@@ -158,7 +159,7 @@ class Run:
 
 
 def measure(cmd: list, env: dict, timeout: float, mem_limit: int, workdir: Path) -> tuple:
-    """Run cmd under /usr/bin/time -v; returns (status, ok, wall, max_rss, tree_rss, stderr tail)."""
+    """Run cmd under /usr/bin/time -v; returns (status, ok, wall, max_rss, tree_rss, cpu, stderr tail)."""
     timef = workdir / "time.txt"
     errf = workdir / "stderr.txt"
     with open(errf, "wb") as err:
@@ -184,11 +185,13 @@ def measure(cmd: list, env: dict, timeout: float, mem_limit: int, workdir: Path)
                 break
             time.sleep(0.05)
         wall = time.perf_counter() - t0
-    max_rss = 0
+    max_rss, cpu = 0, 0.0
     try:
         for line in timef.read_text().splitlines():
             if "Maximum resident set size" in line:
                 max_rss = int(line.rsplit(":", 1)[1]) * 1024
+            elif "User time (seconds)" in line or "System time (seconds)" in line:
+                cpu += float(line.rsplit(":", 1)[1])
     except (OSError, ValueError):
         pass
     tail = errf.read_text(errors="replace")[-600:]
@@ -196,7 +199,7 @@ def measure(cmd: list, env: dict, timeout: float, mem_limit: int, workdir: Path)
         status = "ok" if p.returncode == 0 else f"exit {p.returncode}"
     # ccreport exits 1 when some input was bad but the site was built; count that as finished.
     ok = status == "ok" or (status == "exit 1" and cmd and "ccreport" in str(cmd[0]))
-    return status, ok, wall, max(max_rss, 0), max(peak, max_rss), tail
+    return status, ok, wall, max(max_rss, 0), max(peak, max_rss), cpu, tail
 
 
 # --- setup -----------------------------------------------------------------------------------------
@@ -296,7 +299,7 @@ def summarize(runs: list[Run], tool: str, home: str, variant: str = "") -> dict 
     ok = [r for r in rs if r.ok]
     return {"runs": len(rs), "finished": len(ok), "status": sorted({r.status for r in rs}),
             "wall": med([r.wall for r in ok]), "wall_min": min((r.wall for r in ok), default=None),
-            "wall_max": max((r.wall for r in ok), default=None),
+            "wall_max": max((r.wall for r in ok), default=None), "cpu": med([r.cpu for r in ok]),
             "max_rss": max((r.max_rss for r in ok), default=None), "tree_rss": max((r.tree_rss for r in ok), default=None),
             "out_bytes": med([r.out_bytes for r in ok]), "out_files": med([r.out_files for r in ok]),
             "html_bytes": med([r.html_bytes for r in ok]),
@@ -323,7 +326,9 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
              "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted). "
              f"Times are medians of the finished runs; rounds alternate the tool order. Peak RSS is the "
              "largest single process (`/usr/bin/time -v`); tree RSS is the peak of the whole process tree "
-             "sampled every 50 ms (what a pool of workers really costs). Ratio = tool time / ccreport time.", ""]
+             "sampled every 50 ms (what a pool of workers really costs). Ratio = tool time / ccreport time. "
+             "CPU is user + system seconds of the tool and all its processes: on a busy machine it is the "
+             "steadier figure (a single-process tool's wall time can never beat its CPU time; a pool's can).", ""]
     verdicts = []
     for h in data["homes"]:
         name = h["name"]
@@ -332,8 +337,8 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
         lines += [f"## {name}: {jb / 1e6:,.1f} MB of JSONL in {h['jsonl_files']} files", "",
                   f"Parse-only floor (read + orjson.loads of every line, one process): {fl['seconds']:.2f} s = "
                   f"{jb / 1e6 / fl['seconds']:.0f} MB/s.", "",
-                  "| tool | runs done | wall (median) | min–max | MB/s | ratio vs ccreport | peak RSS (1 proc) | tree RSS | output | files | output / JSONL |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| tool | runs done | wall (median) | min–max | MB/s | ratio vs ccreport | CPU (user+sys) | CPU ratio | peak RSS (1 proc) | tree RSS | output | files | output / JSONL |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         base = summarize(runs, "ccreport", name)
         for tool, variant in [("ccreport", ""), ("ccreport", "jobs=1")] + [(t, "") for t in TOOLS[1:]]:
             s = summarize(runs, tool, name, variant)
@@ -341,12 +346,13 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
                 continue
             label = tool + (f" ({variant})" if variant else "")
             if s["wall"] is None:
-                lines.append(f"| {label} | 0/{s['runs']} | did not finish ({', '.join(s['status'])}) | — | — | — | — | "
+                lines.append(f"| {label} | 0/{s['runs']} | did not finish ({', '.join(s['status'])}) | — | — | — | — | — | — | "
                              f"≥ {fmt_mb(s['dnf_tree_rss'])} | — | — | — |")
                 continue
             ratio = f"{s['wall'] / base['wall']:.1f}×" if base and base["wall"] else "—"
+            cratio = f"{s['cpu'] / base['cpu']:.1f}×" if base and base["wall"] and base["cpu"] else "—"
             lines.append(f"| {label} | {s['finished']}/{s['runs']} | {fmt_s(s['wall'])} | {s['wall_min']:.2f}–{s['wall_max']:.2f} | "
-                         f"{jb / 1e6 / s['wall']:.1f} | {ratio} | {fmt_mb(s['max_rss'])} | {fmt_mb(s['tree_rss'])} | "
+                         f"{jb / 1e6 / s['wall']:.1f} | {ratio} | {s['cpu']:.2f} s | {cratio} | {fmt_mb(s['max_rss'])} | {fmt_mb(s['tree_rss'])} | "
                          f"{fmt_mb(s['out_bytes'])} | {s['out_files']:,.0f} | {s['out_bytes'] / jb:.2f}× |")
         lines.append("")
         j1 = summarize(runs, "ccreport", name, "jobs=1")
@@ -548,15 +554,15 @@ def main() -> int:
                 cmd = command(tool, venvs[tool], home, site, jobs if tool == "ccreport" else None)
                 work = out / "work"
                 work.mkdir(exist_ok=True)
-                status, ok, wall, max_rss, tree_rss, tail = measure(cmd, env, timeout, int(a.mem_limit_mb * 1e6), work)
-                r = Run(tool, name, variant, rnd + 1, ok, status, wall, max_rss, tree_rss, stderr_tail="" if ok else tail)
+                status, ok, wall, max_rss, tree_rss, cpu, tail = measure(cmd, env, timeout, int(a.mem_limit_mb * 1e6), work)
+                r = Run(tool, name, variant, rnd + 1, ok, status, wall, max_rss, tree_rss, cpu, stderr_tail="" if ok else tail)
                 if ok:
                     r.out_bytes, r.out_files, r.html_bytes = tree_size(site)
                     first_wall.setdefault(key, wall)
                 else:
                     gave_up.add(key)
                 data["runs"].append(asdict(r))
-                log(f"  round {rnd + 1} {tool}{' ' + variant if variant else ''}: {status}, {wall:.2f} s, "
+                log(f"  round {rnd + 1} {tool}{' ' + variant if variant else ''}: {status}, {wall:.2f} s (cpu {cpu:.2f} s), "
                     f"RSS {max_rss / 1e6:.0f} MB (tree {tree_rss / 1e6:.0f} MB), "
                     f"{r.out_bytes / 1e6:.1f} MB in {r.out_files} files")
                 if not ok:
