@@ -51,10 +51,14 @@ PEERS = {
     "claude-code-transcripts": ("claude-code-transcripts==0.6", "claude-code-transcripts"),
 }
 TOOLS = ("ccreport", "claude-code-log", "claude-code-transcripts")
-# Guesses used only for the up-front duration estimate (MB of JSONL per second on this kind of
-# 2-core machine; the peers' from issue 7: 150 MB in 13.7 s and 18.4 s). Refined as runs finish.
-GUESS_MBPS = {"ccreport": 12.0, "ccreport-j1": 7.0, "claude-code-log": 10.0, "claude-code-transcripts": 8.0,
-              "parse-floor": 150.0}
+# MB of JSONL per second of wall time on an idle 2-core machine, per (tool, home kind): used only
+# for the up-front duration estimate. Derived from CPU seconds measured at --scale 0.05 (ccreport
+# with --jobs 2 on many sessions; one process on the giant session; claude-code-log uses both
+# cores on many projects). A busy machine is slower by its load.
+GUESS_MBPS = {("ccreport", "many"): 30.0, ("ccreport-j1", "many"): 18.0, ("ccreport", "giant"): 20.0,
+              ("ccreport-j1", "giant"): 20.0, ("claude-code-log", "many"): 1.8, ("claude-code-log", "giant"): 1.4,
+              ("claude-code-transcripts", "many"): 3.2, ("claude-code-transcripts", "giant"): 4.0,
+              ("parse-floor", "many"): 150.0, ("parse-floor", "giant"): 150.0}
 
 
 # --- small helpers -----------------------------------------------------------------------------
@@ -203,7 +207,7 @@ def measure(cmd: list, env: dict, timeout: float, mem_limit: int, workdir: Path)
 
 
 # --- setup -----------------------------------------------------------------------------------------
-def make_home(kind: str, mb: float, seed: int, homes: Path, src: Path) -> Path:
+def make_home(kind: str, mb: float, seed: int, homes: Path, src: Path, shared: Path) -> Path:
     dest = homes / f"{kind}-{mb:g}mb-seed{seed}"
     done = dest / ".complete"
     if done.exists():
@@ -213,7 +217,7 @@ def make_home(kind: str, mb: float, seed: int, homes: Path, src: Path) -> Path:
         shutil.rmtree(dest)
     args = ["--mb", f"{mb:g}", "--seed", str(seed)] if kind == "many" else ["--mb", "0", "--giant-mb", f"{mb:g}", "--seed", str(seed)]
     log(f"making {dest} ({kind}, {mb:g} MB)")
-    sh([sys.executable, SHARED / "bench" / "scale_home.py", src, dest] + args)
+    sh([sys.executable, shared / "bench" / "scale_home.py", src, dest] + args)
     done.write_text("ok\n")
     return dest
 
@@ -363,8 +367,10 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
                 if finished:
                     t, p = min(finished, key=lambda tp: tp[1]["wall"])
                     r = p["wall"] / base["wall"]
+                    cpu_r = min(q["cpu"] for _, q in finished) / base["cpu"] if base["cpu"] else 0
                     verdicts.append((f"cold build ≥ 5× faster than the faster peer ({name})", r >= 5,
-                                     f"{r:.1f}× ({t} {p['wall']:.2f} s vs ccreport {base['wall']:.2f} s)"))
+                                     f"{r:.1f}× ({t} {p['wall']:.2f} s vs ccreport {base['wall']:.2f} s; "
+                                     f"in CPU seconds {cpu_r:.1f}×)"))
                 elif peers and any(peers):
                     verdicts.append((f"cold build ≥ 5× faster than the faster peer ({name})", True,
                                      "no peer finished within its limits"))
@@ -401,7 +407,8 @@ def chart(data: dict, runs: list[Run]) -> str:
     series = [("ccreport", ""), ("ccreport", "jobs=1"), ("claude-code-log", ""), ("claude-code-transcripts", "")]
     panels = []
     for h in data["homes"]:
-        for metric, unit, key in (("wall time", "s", "wall"), ("peak memory (tree)", "MB", "tree_rss")):
+        for metric, unit, key in (("wall time", "s", "wall"), ("CPU time (user+sys, all processes)", "s", "cpu"),
+                                  ("peak memory (tree)", "MB", "tree_rss")):
             bars = []
             for tool, variant in series:
                 s = summarize(runs, tool, h["name"], variant)
@@ -411,7 +418,7 @@ def chart(data: dict, runs: list[Run]) -> str:
                 v = s[key]
                 dnf = v is None
                 if dnf:
-                    v = s["dnf_wall"] if key == "wall" else s["dnf_tree_rss"]
+                    v = {"wall": s["dnf_wall"], "tree_rss": s["dnf_tree_rss"]}.get(key)
                 v = (v or 0) / (1e6 if unit == "MB" else 1)
                 bars.append((label, v, dnf))
             panels.append((f"{h['name']}: {metric}", unit, bars))
@@ -449,19 +456,27 @@ def main() -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply both home sizes (0.05 for a quick run)")
     ap.add_argument("--home-mb", type=float, default=300.0, help="size of the many-sessions home at scale 1")
     ap.add_argument("--giant-mb", type=float, default=1000.0, help="size of the one-session home at scale 1")
-    ap.add_argument("--runs", type=int, default=3, help="runs per tool and home (median reported)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of ccreport on the many-sessions home (median reported)")
+    ap.add_argument("--peer-runs", type=int, default=2, help="runs of each peer on the many-sessions home")
+    ap.add_argument("--giant-runs", type=int, default=2, help="runs of ccreport on the giant home")
     ap.add_argument("--giant-peer-runs", type=int, default=1, help="runs of each peer on the giant home (they are slow)")
+    ap.add_argument("--giant-jobs1", action="store_true",
+                    help="also time ccreport --jobs 1 on the giant home (one session is one process anyway)")
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds before a run is killed (many-sessions home)")
-    ap.add_argument("--giant-timeout", type=float, default=420.0, help="seconds before a run is killed (giant home)")
+    ap.add_argument("--giant-timeout", type=float, default=300.0, help="seconds before a run is killed (giant home)")
     ap.add_argument("--mem-limit-mb", type=float, default=8000.0, help="kill a run whose process tree passes this RSS")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="ccreport --jobs for its main runs")
     ap.add_argument("--no-jobs1", action="store_true", help="skip the ccreport --jobs 1 runs")
     ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " + ",".join(TOOLS))
     ap.add_argument("--homes", default="many,giant", help="comma-separated subset of many,giant")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--src", type=Path, default=SHARED / "corpus" / "real", help="the Claude home that is cloned")
+    ap.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (bench/scale_home.py, corpus/real)")
+    ap.add_argument("--src", type=Path, default=None, help="the Claude home that is cloned (default: SHARED/corpus/real)")
     ap.add_argument("--out", type=Path, default=HERE / "out", help="working folder (homes, venvs, sites)")
     ap.add_argument("--results", type=Path, default=HERE, help="where results.md/.json/.svg go")
+    ap.add_argument("--budget-min", type=float, default=30.0,
+                    help="after this many minutes of runs, repeats are skipped (every tool still gets its first run on every home)")
+    ap.add_argument("--report-only", action="store_true", help="rewrite results.md/.svg from results.json and stop")
     ap.add_argument("--estimate-only", action="store_true", help="print the duration estimate and stop")
     a = ap.parse_args()
     tools = [t for t in a.tools.split(",") if t]
@@ -475,10 +490,12 @@ def main() -> int:
     for kind in kinds:
         timeout = a.timeout if kind == "many" else a.giant_timeout
         for t in tools:
-            runs = a.runs if (t == "ccreport" or kind == "many") else min(a.runs, a.giant_peer_runs)
+            if t == "ccreport":
+                runs = a.runs if kind == "many" else a.giant_runs
+            else:
+                runs = a.peer_runs if kind == "many" else a.giant_peer_runs
             plan.append((kind, t, "", runs, timeout))
-        if "ccreport" in tools and not a.no_jobs1 and a.jobs > 1:
-            # one giant session is one process whatever --jobs says: one confirming run is enough there
+        if "ccreport" in tools and not a.no_jobs1 and a.jobs > 1 and (kind == "many" or a.giant_jobs1):
             plan.append((kind, "ccreport", "jobs=1", a.runs if kind == "many" else 1, timeout))
 
     def estimate(rates: dict) -> tuple[float, float]:
@@ -488,17 +505,24 @@ def main() -> int:
         exp = worst = 0.0
         for kind, t, variant, runs, timeout in plan:
             key = t + ("-j1" if variant else "")
-            one = min(timeout, sizes[kind] / rates[key] + 1.5)
+            one = min(timeout, sizes[kind] / rates[(key, kind)] + 1.5)
             exp += runs * one
             worst += timeout + (runs - 1) * min(timeout, 3 * one)
-        floors = sum(sizes[k] / rates["parse-floor"] + 1 for k in kinds)
+        floors = sum(2 * sizes[k] / rates[("parse-floor", k)] + 1 for k in kinds)
         homes = sum(sizes.values()) / 40.0  # scale_home.py writes ~40 MB/s (UUID rewriting)
         return exp + floors + homes + 90, worst + floors + homes + 90  # + ~90 s of venv installs
+
+    if a.report_only:
+        data = json.loads((a.results / "results.json").read_text())
+        for v in write_report(data, a.results / "results.md", a.results / "results.svg"):
+            print("  " + v)
+        return 0
 
     exp, worst = estimate(GUESS_MBPS)
     log(f"plan: homes {', '.join(f'{k} {sizes[k]:g} MB' for k in kinds)}; tools {', '.join(tools)}; "
         f"{sum(p[3] for p in plan)} timed runs")
-    log(f"estimated duration: ~{exp / 60:.0f} min (every run capped by its timeout: at most {worst / 60:.0f} min)")
+    log(f"estimated duration on an idle machine: ~{exp / 60:.0f} min (each run capped by its timeout: at most "
+        f"{worst / 60:.0f} min; a busy machine is slower by its load, now {os.getloadavg()[0]:.1f})")
     if a.estimate_only:
         return 0
 
@@ -506,7 +530,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     fake_home = out / "fake-user-home"
     fake_home.mkdir(exist_ok=True)
-    homes = {k: make_home(k, sizes[k], a.seed, out / "homes", a.src.resolve()) for k in kinds}
+    src = (a.src or a.shared / "corpus" / "real").resolve()
+    homes = {k: make_home(k, sizes[k], a.seed, out / "homes", src, a.shared.resolve()) for k in kinds}
 
     venvs = {}
     versions = {}
@@ -542,6 +567,9 @@ def main() -> int:
             for _, tool, variant, runs, timeout in order:
                 key = (tool, variant)
                 if rnd >= runs or key in gave_up:
+                    continue
+                if rnd > 0 and time.perf_counter() - t_start > a.budget_min * 60:
+                    log(f"  round {rnd + 1} {tool}{' ' + variant if variant else ''}: skipped (over the {a.budget_min:g} min budget)")
                     continue
                 if key in first_wall:  # repeats: bounded by the first run, so one slow tool cannot eat the budget
                     timeout = min(timeout, max(60.0, 3 * first_wall[key]))
