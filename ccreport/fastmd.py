@@ -54,8 +54,8 @@ class Unrenderable(Exception):
     """The Rust renderer gave up on this text (the caller renders it with markdown-it-py)."""
 
 
-_devnull_fd: int | None = None
-_stderr_fd: int | None = None
+_fds: tuple[int, int] | None = None  # (/dev/null, a copy of the real fd 2), opened on first use
+_no_redirect = False  # fd 2 cannot be duplicated (closed): render without hiding anything
 
 
 def _quiet_render(text: str) -> str:
@@ -63,16 +63,20 @@ def _quiet_render(text: str) -> str:
     # label, e.g. "[`"); pyo3 turns the panic into an exception, but Rust's panic hook first
     # writes a message (and with RUST_BACKTRACE a backtrace) to file descriptor 2. A page build
     # must not spray that on the user's terminal, so fd 2 points at /dev/null during the call
-    # (two dup2 calls, ~1 µs; the renderer runs on this thread only, nothing else writes then).
-    global _devnull_fd, _stderr_fd
-    if _devnull_fd is None:
-        _devnull_fd = os.open(os.devnull, os.O_WRONLY)
-        _stderr_fd = os.dup(2)
-    try:
-        sys.stderr.flush()
-    except (AttributeError, ValueError, OSError):
-        pass
-    os.dup2(_devnull_fd, 2)
+    # (two dup2 calls, ~1 µs). The price: a write to fd 2 from another thread in that instant
+    # would be lost; the builds render on one thread.
+    global _fds, _no_redirect
+    if _fds is None and not _no_redirect:
+        try:
+            _fds = (os.open(os.devnull, os.O_WRONLY), os.dup(2))
+        except OSError:
+            _no_redirect = True
+    if _fds is not None:
+        try:
+            sys.stderr.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+        os.dup2(_fds[0], 2)
     try:
         return _md.render(text)
     except BaseException as exc:  # pyo3's PanicException derives from BaseException
@@ -80,7 +84,8 @@ def _quiet_render(text: str) -> str:
             raise
         raise Unrenderable(str(exc)[:200]) from None
     finally:
-        os.dup2(_stderr_fd, 2)
+        if _fds is not None:
+            os.dup2(_fds[1], 2)
 
 
 def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool]) -> str:
