@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 from markupsafe import Markup
 
@@ -72,6 +73,22 @@ def transcript_dir(s: Session, t: Transcript) -> str:
     return session_dir(s) + (f"/{t.slug}" if t.slug else "")
 
 
+def url_name(name: str) -> str:
+    """A file or folder name as one URL path segment. Names come from the home's file names and
+    may hold ':', '#', '?', '%', quotes or '<': unquoted, "javascript:x" would be a script link and
+    "a#b" a broken one."""
+    return quote(name, safe="")
+
+
+def session_url(s: Session) -> str:
+    """session_dir as a site-relative URL (each segment quoted)."""
+    return f"p/{url_name(s.project.dir_name)}/{url_name(s.id)}"
+
+
+def transcript_url(s: Session, t: Transcript) -> str:
+    return session_url(s) + (f"/{url_name(t.slug)}" if t.slug else "")
+
+
 def page_name(no: int) -> str:
     return f"page-{no:04d}.html"
 
@@ -101,8 +118,8 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                "size": t.size, "pages": [], "messages": 0, "malformed": 0, "lines": 0, "error": None, "pending": 0}
     builder = Builder()
     heading = f"{project_title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
-    crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"},
-              {"label": s.id[:8], "url": f"{root}{session_dir(s)}/index.html"}]
+    crumbs = [{"label": project_title, "url": f"{root}p/{url_name(s.project.dir_name)}/index.html"},
+              {"label": s.id[:8], "url": f"{root}{session_url(s)}/index.html"}]
     if t.kind != "main":
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
@@ -163,14 +180,14 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
 def build_session(s: Session, out: Path, opts: Options, project_title: str) -> dict:
     writer = Writer(out)
     blobs = BlobStore(out, writer.written)
-    agent_urls = {t.id: f"{transcript_dir(s, t)}/{page_name(1)}" for t in s.agents}
+    agent_urls = {t.id: f"{transcript_url(s, t)}/{page_name(1)}" for t in s.agents}
     agent_calls: dict[str, str] = {}
     results = []
     if s.main:
         results.append(render_transcript(s, s.main, out, writer, opts, agent_urls, agent_calls, None, blobs, project_title))
     for t in s.agents:
         call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
-        parent = f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
+        parent = f"{_depth_root(transcript_dir(s, t))}{session_url(s)}/{call}" if call else None
         results.append(render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title))
     info = session_summary(s, results)
     write_session_overview(s, info, results, writer, project_title)
@@ -201,7 +218,7 @@ def session_summary(s: Session, results: list[dict]) -> dict:
             "messages": sum(r["messages"] for r in results), "malformed": sum(r["malformed"] for r in results),
             "transcripts": len(results), "pages": sum(len(r["pages"]) for r in results), "usage": tot,
             "models": models, "cwd": cwd, "git_branch": (main or {}).get("git_branch"), "size": s.size,
-            "mtime_ns": s.mtime_ns, "url": f"{session_dir(s)}/index.html"}
+            "mtime_ns": s.mtime_ns, "url": f"{session_url(s)}/index.html"}
 
 
 def write_session_overview(s: Session, info: dict, results: list[dict], writer: Writer, project_title: str) -> None:
@@ -213,7 +230,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
         for r in results:
             if r["kind"] != kind:
                 continue
-            sub = "" if r["id"] == "main" else f"agent-{r['id']}/"
+            sub = "" if r["id"] == "main" else f"{url_name('agent-' + r['id'])}/"
             items.append({
                 "name": r["label"] if r["id"] == "main" else (r.get("agent_type") or r["label"]) + f" {r['id']}",
                 "description": r.get("description") or (r.get("title") if r["id"] != "main" else None),
@@ -232,7 +249,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
     sview = dict(info, started=local_date(info["first_ts"]), last=local_date(info["last_ts"]),
                  counts=sorted(counts.items(), key=lambda kv: -kv[1]), cwd=info["cwd"] or "",
                  latest_url="latest.html" if main else None)
-    crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"}, {"label": s.id[:8], "url": None}]
+    crumbs = [{"label": project_title, "url": f"{root}p/{url_name(s.project.dir_name)}/index.html"}, {"label": s.id[:8], "url": None}]
     html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups)
     writer.write(f"{rel}/index.html", html)
 
@@ -250,7 +267,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         for i in infos:
             for k, v in i["usage"].items():
                 tot[k] = tot.get(k, 0) + v
-        sessions = [{"url": f"{i['id']}/index.html", "title": i["title"], "id": i["id"],
+        sessions = [{"url": f"{url_name(i['id'])}/index.html", "title": i["title"], "id": i["id"],
                      "first_prompt": (i.get("prompt") or "")[:200], "started": local_date(i["first_ts"]),
                      "last": local_date(i["last_ts"]), "messages": f'{i["messages"]:,}', "transcripts": i["transcripts"],
                      "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3])} for i in infos]
@@ -260,7 +277,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         writer.write(f"{rel}/index.html", html)
         msgs = sum(i["messages"] for i in infos)
         last = max((i["last_ts"] for i in infos if i.get("last_ts")), default=None)
-        rows.append({"url": f"{rel}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
+        rows.append({"url": f"p/{url_name(p.dir_name)}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
                      "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot)})
         totals["projects"] += 1
         totals["sessions"] += len(infos)

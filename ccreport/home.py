@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import orjson
 
@@ -124,7 +125,7 @@ class Session:
 
     @property
     def url(self) -> str:
-        return f"p/{self.project.dir_name}/{self.id}/"
+        return f"p/{quote(self.project.dir_name, safe='')}/{quote(self.id, safe='')}/"
 
 
 @dataclass
@@ -135,7 +136,7 @@ class Project:
 
     @property
     def url(self) -> str:
-        return f"p/{self.dir_name}/"
+        return f"p/{quote(self.dir_name, safe='')}/"
 
     def session(self, sid: str) -> Session:
         s = self.sessions.get(sid)
@@ -246,6 +247,11 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
     for e in entries:
         if e.name.endswith(".jsonl") and e.is_file():
             stem = e.name[: -len(".jsonl")]
+            if stem in ("", ".", ".."):
+                # ".jsonl", "..jsonl", "...jsonl": the session folder would be the project's own
+                # folder or its parent, and its pages would overwrite other pages.
+                problems.append(f"{e.path}: file name {e.name!r} cannot name a session, skipped")
+                continue
             if stem.startswith("agent-"):
                 legacy_agents.append(Path(e.path))
             else:

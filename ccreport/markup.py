@@ -50,6 +50,11 @@ def _validate_link(url: str) -> bool:
     return bool(_SAFE_LINK.match(url.strip()))
 
 
+def safe_link(url: str) -> bool:
+    """True for a URL from transcript text that may become a link (http, https, mailto only)."""
+    return isinstance(url, str) and _validate_link(url)
+
+
 def _render_image(self, tokens, idx, options, env):
     tok = tokens[idx]
     src = tok.attrGet("src") or ""

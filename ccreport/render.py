@@ -14,10 +14,12 @@ import orjson
 
 from . import conventions, tools
 from .blobs import BlobStore
-from .markup import esc, highlight, human_size, markdown, pre
+from .markup import esc, highlight, human_size, markdown, pre, safe_link
 from .model import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
+# Media types allowed in data: URLs of an embedded (single-file) page.
+EMBED_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"}
 
 
 @dataclass
@@ -41,10 +43,13 @@ class RenderContext:
             import base64
 
             try:
-                size = len(base64.b64decode(data, validate=False))
+                # validate=True: the text goes into a URL as it is, so it must be nothing but base64.
+                size = len(base64.b64decode(data, validate=True))
             except Exception:
                 return None, 0
-            return f"data:{esc(media_type)};base64,{data}", size
+            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…).
+            media = media_type if media_type in EMBED_TYPES else "application/octet-stream"
+            return f"data:{media};base64,{data}", size
         url, size = self.blobs.save_base64(data, media_type)
         return (self.root + url if url else None), size
 
@@ -169,7 +174,11 @@ def image_html(b: dict, ctx: RenderContext) -> str:
             return (f'<figure class="img"><img src="{esc(url)}" alt="image ({esc(media)}, {human_size(size)})" '
                     f'loading="lazy"><figcaption>{esc(media)} · {human_size(size)}</figcaption></figure>')
     if src.get("type") == "url" and isinstance(src.get("url"), str):
-        return f'<p class="note">Image from <a href="{esc(src["url"])}" rel="noreferrer">{esc(src["url"])}</a> (not loaded)</p>'
+        u = src["url"]
+        if safe_link(u):
+            return f'<p class="note">Image from <a href="{esc(u)}" rel="noreferrer">{esc(u)}</a> (not loaded)</p>'
+        # javascript:, data: and the like are shown, never made clickable.
+        return f'<p class="note">Image from <code>{esc(u)}</code> (not loaded)</p>'
     return unknown_block(b)
 
 
