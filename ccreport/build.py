@@ -22,7 +22,7 @@ from markupsafe import Markup
 from . import __version__
 from .blobs import BlobStore
 from .home import Catalog, Session, Transcript, discover
-from .jsonl import Reader
+from .jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
 from .markup import esc, human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
@@ -127,12 +127,12 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         with open(t.path, "rb") as fh:
             reader = Reader(fh)
             last: Page | None = None
-            for page in paginate(reader, builder, opts.page_size):
+            for page in paginate(_with_unfinished_tail(reader, fh), builder, opts.page_size):
                 last = page
                 _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
                             heading, crumbs, agent_line, reader.pending)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
-            summary["lines"] = reader.line - 1
+            summary["lines"] = reader.line - 1 + (1 if reader.pending else 0)
             summary["pending"] = reader.pending
             summary["offset"] = reader.offset
             summary["carry_last"] = last.carry if last else None
@@ -142,9 +142,47 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
                    first_ts=c["first_ts"], last_ts=c["last_ts"], models=c["models"], tool_calls=c["tool_calls"])
+    if summary["pages"] and summary["error"] is None:
+        _remove_stale_pages(out / rel, summary["pages"][-1][0])
     if summary["pages"]:
         writer.write(f"{rel}/latest.html", env().get_template("redirect.html").render(target=page_name(summary["pages"][-1][0])))
     return summary
+
+
+def _with_unfinished_tail(reader: Reader, fh):
+    """The reader's entries, then its held-back last line (no newline yet) as it stands now.
+
+    A one-off build must not lose a line because its writer never finished it (a crash, a full
+    disk). The reader's ``offset``/``line`` stay before that line, so a resumed run reads it again
+    once complete; it always sits on the last, still open page, which a resumed run re-renders.
+    """
+    yield from reader
+    if reader.pending:
+        fh.seek(reader.offset)
+        data = fh.read(reader.pending)
+        body = data[:-1] if data.endswith(b"\r") else data
+        obj, err = parse_line(body)
+        e = Entry(reader.line, reader.offset, reader.offset + len(data), obj)
+        if err is not None:
+            e.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
+            e.error = f"unfinished last line (no newline yet), {err}"
+        del data, body
+        yield e
+
+
+def _remove_stale_pages(folder: Path, last_no: int) -> None:
+    """Pages past the transcript's last page are left from a longer earlier version of the file
+    (truncated or rewritten): they would show lines the file no longer has."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("page-") and name.endswith(".html") and name[5:-5].isdigit() and int(name[5:-5]) > last_no:
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
 
 
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,

@@ -8,7 +8,7 @@ import re
 
 import orjson
 
-from .markup import esc, human_size, markdown, pre
+from .markup import cut, esc, human_size, markdown, pre
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
@@ -16,6 +16,12 @@ _TAG = r"<{0}>(.*?)</{0}>"
 def _tag(name: str, text: str) -> str | None:
     m = re.search(_TAG.format(re.escape(name)), text, re.S)
     return m.group(1) if m else None
+
+
+def _capped(text: str) -> str:
+    """Escaped text cut at RENDER_MAX, with the note saying what was cut."""
+    shown, note = cut(text)
+    return esc(shown) + note
 
 
 def _folded(label: str, body_html: str, cls: str = "injected") -> str:
@@ -45,8 +51,8 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if name is not None and ("<command-message>" in s or s.startswith("<command-name>")):
         args = _tag("command-args", s) or ""
         msg = _tag("command-message", s) or ""
-        html = (f'<p><span class="cmd">{esc(name.strip())}</span> <span class="cmd-args">{esc(args.strip())}</span></p>'
-                + (f'<p class="dim">{esc(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
+        html = (f'<p><span class="cmd">{_capped(name.strip())}</span> <span class="cmd-args">{_capped(args.strip())}</span></p>'
+                + (f'<p class="dim">{_capped(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
         return html, "user command", "Command"
     out = _tag("local-command-stdout", s)
     err = _tag("local-command-stderr", s)
@@ -59,7 +65,7 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
         return html, "user cmdout", "Command output"
     bash_in = _tag("bash-input", s)
     if bash_in is not None:
-        return f'<pre class="term"><span class="prompt-sign">$ </span>{esc(bash_in)}</pre>', "user bash", "Bash mode"
+        return f'<pre class="term"><span class="prompt-sign">$ </span>{_capped(bash_in)}</pre>', "user bash", "Bash mode"
     bo, be = _tag("bash-stdout", s), _tag("bash-stderr", s)
     if bo is not None or be is not None:
         html = (pre(bo, cls="term") if bo else "") + (pre(be, cls="term err") if be else "")
@@ -67,11 +73,11 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if s.startswith("<task-notification>"):
         fields = {k: _tag(k, s) for k in ("task-id", "tool-use-id", "output-file", "status", "summary")}
         status = (fields.get("status") or "").strip()
-        rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v.strip())}</dd>" for k, v in fields.items() if v)
+        rows = "".join(f"<dt>{esc(k)}</dt><dd>{_capped(v.strip())}</dd>" for k, v in fields.items() if v)
         return (f'<div class="card status-{esc(status)}"><p><b>Background task {esc(status or "update")}</b></p>'
                 f"<dl>{rows}</dl></div>"), "user notify", "Task notification"
     if s.startswith("[Request interrupted by user"):
-        return f'<p class="marker">⏹ {esc(s)}</p>', "user interrupt", "Interrupted"
+        return f'<p class="marker">⏹ {_capped(s)}</p>', "user interrupt", "Interrupted"
     if entry.get("isMeta"):
         label = "Skill instructions" if s.startswith("Base directory for this skill") else "Injected context"
         return _folded(f"{label} (not typed by the user)", pre(text)), "user injected", "Injected"
@@ -82,7 +88,9 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     rest, reminders = _reminders(text)
     if not rest.strip() and reminders:
         return reminders, "user injected", "Injected"
-    return f'<div class="prompt">{esc(rest)}</div>{reminders}', None, None
+    # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
+    shown, note = cut(rest)
+    return f'<div class="prompt">{esc(shown)}</div>{note}{reminders}', None, None
 
 
 def system_note(m, ctx) -> str:
