@@ -166,7 +166,10 @@ def _stat_into(t: Transcript) -> Transcript:
     return t
 
 
-def _read_meta(meta: Path, t: Transcript) -> None:
+def _read_meta(meta: Path, t: Transcript, root: Path | None = None) -> None:
+    # A meta.json linked to a file outside the home is not read (its text would end up on a page).
+    if root is not None and not contained(meta, root):
+        return
     try:
         data = orjson.loads(meta.read_bytes())
     except (OSError, orjson.JSONDecodeError):
@@ -261,11 +264,15 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
         elif e.is_dir():
             sdir = Path(e.path)
             sub = sdir / "subagents"
+            if not contained(sub, root):
+                # A session folder (or its subagents/) linked out of the home is not even listed.
+                problems.append(f"{sdir}: symlink out of the home, skipped")
+                continue
             if sub.is_dir():
                 for f in sorted(sub.rglob("agent-*.jsonl")):
                     aid = f.name[len("agent-") : -len(".jsonl")]
                     t = Transcript(aid, agent_kind(aid), f, layout="subagents")
-                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t)
+                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, root)
                     if _add(t, root, problems):
                         project.session(e.name).agents.append(t)
             if (sdir / "tool-results").is_dir():
