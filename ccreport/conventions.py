@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
-from .markup import cut, esc, human_size, markdown, pre
+from .markup import cut, esc, human_size, json_text, markdown, pre, to_text
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
@@ -131,8 +129,9 @@ def system_note(m, ctx) -> str:
     if sub == "stop_hook_summary":
         n = e.get("hookCount")
         errs = e.get("hookErrors") or []
+        count = f", {len(errs)} errors" if isinstance(errs, list) else ", errors" if errs else ""
         return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
-                f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{json_block(e.get("hookInfos"))}'
+                f'{count if errs else ""} {when}</summary>{json_block(e.get("hookInfos"))}'
                 f'{json_block(errs) if errs else ""}</details></div>')
     cls = "sysnote err" if level == "error" else "sysnote warn" if level == "warning" else "sysnote"
     label = esc(sub or "system")
@@ -177,10 +176,9 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
         gist = att.get("type", "")
         body = _attachment_body(att)
         return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
-                f'{esc(str(gist))} <span class="dim">({human_size(size)})</span>{body}</div>')
-    if not isinstance(gist, str):
-        gist = str(gist)
-    full = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+                f'{esc(gist)} <span class="dim">({human_size(size)})</span>{body}</div>')
+    gist = to_text(gist)
+    full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")
     return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> {esc(gist[:300])}'
             f'<details class="raw"><summary>raw ({human_size(size)})</summary><pre>{esc(shown)}</pre></details></div>')
@@ -197,9 +195,9 @@ def _attachment_body(att: dict) -> str:
     if isinstance(content, str) and content:
         return pre(content)
     if isinstance(content, list) and content:
-        return pre("\n".join(c if isinstance(c, str) else orjson.dumps(c).decode() for c in content))
+        return pre("\n".join(c if isinstance(c, str) else json_text(c) for c in content))
     for key in ("prompt", "stdout", "snippet", "planContent"):
         if isinstance(att.get(key), str) and att[key]:
             return pre(att[key])
-    text = orjson.dumps(att, option=orjson.OPT_NON_STR_KEYS).decode()
+    text = json_text(att)
     return f'<pre class="dim">{esc(text[:_PREVIEW])}{" …" if len(text) > _PREVIEW else ""}</pre>'

@@ -10,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import orjson
-
 from . import conventions, tools
 from .blobs import BlobStore
-from .markup import esc, highlight, human_size, markdown, pre, safe_link
+from .markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
 from .model import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
@@ -77,10 +75,7 @@ def usage_line(u: dict | None) -> str:
 
 
 def json_block(obj, limit: int = JSON_SHOW_MAX) -> str:
-    try:
-        text = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        text = repr(obj)
+    text = json_text(obj, indent=True)
     if len(text) <= limit:
         return highlight(text, lang="json")
     return pre(text, cls="code")
@@ -213,7 +208,7 @@ def result_content_html(content, ctx: RenderContext, is_error: bool = False) -> 
         parts = []
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text":
-                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else str(b.get("text")), cls=cls))
+                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text")), cls=cls))
             elif isinstance(b, dict) and b.get("type") == "image":
                 parts.append(image_html(b, ctx))
             elif isinstance(b, dict) and b.get("type") == "document":

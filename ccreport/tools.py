@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import re
 
-from .markup import esc, highlight, markdown, pre
+from .markup import esc, highlight, markdown, pre, to_text
 
 SUMMARY_MAX = 160
 
 
 def _s(v) -> str:
-    return v if isinstance(v, str) else ("" if v is None else str(v))
+    return v if isinstance(v, str) else ("" if v is None else to_text(v))
 
 
 def _short(text: str, n: int = SUMMARY_MAX) -> str:
@@ -111,7 +111,14 @@ def v_read(call, ctx):
     rng = ""
     if inp.get("offset") or inp.get("limit"):
         start = inp.get("offset") or 1
-        rng = f" lines {esc(start)}–{esc((start if isinstance(start, int) else 0) + (inp.get('limit') or 0))}" if inp.get("limit") else f" from line {esc(start)}"
+        limit = inp.get("limit")
+        if isinstance(start, int) and isinstance(limit, int) and not isinstance(limit, bool):
+            rng = f" lines {esc(start)}–{esc(start + limit)}"
+        elif limit:
+            # offset/limit of another type (a string, a list): shown as given, never added up
+            rng = f" from line {esc(start)}, limit {esc(limit)}"
+        else:
+            rng = f" from line {esc(start)}"
     summary = f"<code>{esc(path)}</code>{rng}"
     res = None
     r = call.result
