@@ -376,7 +376,10 @@ class Inspector:
         self.ctx.add_init_script(_INIT)
         self.page = self.ctx.new_page()
         self.dialogs: list[str] = []
+        self.errors: list[str] = []
         self.page.on("dialog", lambda d: (self.dialogs.append(f"{d.type}: {d.message}"), d.dismiss()))
+        # An exception in the site's own script (app.js) on a hostile page counts too.
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
 
     def close(self):
         self.ctx.close()
@@ -391,6 +394,9 @@ class Inspector:
         """Load ``url``; report dialogs, the payload flag, CSP violations, bad attributes, text."""
         page = self.page
         self.dialogs.clear()
+        self.errors.clear()
+        if page.url.split("#")[0] == url.split("#")[0]:
+            page.goto("about:blank")  # a new #fragment alone would not reload the page
         page.goto(url, wait_until="load")
         # Give deferred scripts, images' onerror and autofocus handlers their chance to run.
         page.wait_for_timeout(30)
@@ -406,7 +412,8 @@ class Inspector:
                 if "context was destroyed" not in str(exc) or attempt == 4:
                     raise
                 page.wait_for_load_state("load")
-        info.update(dialogs=list(self.dialogs), pwned=info["pwned"] or after, url=url, final_url=page.url)
+        info.update(dialogs=list(self.dialogs), errors=list(self.errors), pwned=info["pwned"] or after, url=url,
+                    final_url=page.url)
         return info
 
 
@@ -420,6 +427,7 @@ def _check(info: dict, where: str) -> None:
     assert info["dialogs"] == [], f"{where}: dialogs opened: {info['dialogs']}"
     assert info["pwned"] is None, f"{where}: a payload ran (window.__pwned={info['pwned']})"
     assert info["csp"] == [], f"{where}: CSP violations (something tried to run or load): {info['csp'][:5]}"
+    assert info["errors"] == [], f"{where}: script errors on the page: {info['errors'][:3]}"
     assert info["bad"] == [], f"{where}: live handlers or script URLs in the DOM: {info['bad'][:5]}"
     inline = [s for s in info["scripts"] if s.startswith("inline:")]
     assert inline == [], f"{where}: inline scripts in the DOM: {inline}"

@@ -295,3 +295,27 @@ def test_a_100_mb_line_keeps_memory_bounded_and_says_what_was_cut(tmp_path):
     assert "line is 100.0 MB; first 64.0 KB shown" in junk and "after the junk" in junk
     for sid in ("big", "bigjunk"):
         assert_all_lines_shown(p / f"{sid}.jsonl", session_folder(site, sid))
+
+
+def test_every_line_of_the_real_corpus_has_its_anchor(corpus_site, corpus_home):
+    """The same accounting on the real home: 99 transcripts, every line an #L<n> on some page."""
+    from ccreport.build import transcript_dir
+    from ccreport.home import discover
+
+    site, _ = corpus_site
+    checked = 0
+    for s in discover(corpus_home).sessions():
+        for t in s.transcripts:
+            assert_all_lines_shown(t.path, site / transcript_dir(s, t))
+            checked += 1
+    assert checked == 99
+
+
+def test_real_corpus_pages_are_statically_clean(corpus_site):
+    import hostile
+
+    site, _ = corpus_site
+    problems = {str(p.relative_to(site)): hostile.scan_html(p.read_text(encoding="utf-8"))[:3]
+                for p in sorted(site.rglob("*.html"))}
+    assert {k: v for k, v in problems.items() if v} == {}
+    assert len(problems) > 200

@@ -120,6 +120,17 @@ def test_assert_inert_catches_a_running_payload(tmp_path, browser):
 
 
 @pytest.mark.browser
+def test_hostile_fragments_in_the_url(hostile_site, browser):
+    """A shared link can carry any #fragment: app.js reads it, and must neither run it nor fail."""
+    site, _, _ = hostile_site
+    page = (site / "p" / "-home-u-proj" / "s-hostile" / "page-0001.html").as_uri()
+    frags = ["#%E0%A4%A", "#%", "#<img src=x onerror=window.__pwned=1>", "#javascript:alert(1)", "#L1%22%3E%3Cscript%3E",
+             "#" + "%2e" * 50, "#L99999", "#L3"]
+    hostile.assert_inert([page + f for f in frags], browser, bypass_too=False)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_every_page_is_inert_in_chromium(hostile_site, browser):
     site, _, _ = hostile_site
     pages = sorted(site.rglob("*.html"))
