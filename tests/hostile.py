@@ -281,10 +281,13 @@ def csp_forbids_inline_script(policy: str) -> bool:
 
 
 class _Scan(HTMLParser):
-    def __init__(self):
+    def __init__(self, single_file: bool = False):
         super().__init__(convert_charrefs=True)
         self.problems: list[str] = []
         self.in_script = False
+        self.in_style = False
+        self.single_file = single_file
+        self.inline: dict[str, list[str]] = {"script": [], "style": []}  # single-file: texts to match CSP hashes
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -301,10 +304,15 @@ class _Scan(HTMLParser):
                     self.problems.append(f"<{tag} {name}={value!r}>: data: URL outside an image")
         if tag == "script":
             src = a.get("src") or ""
-            if not re.search(r"(^|/)assets/app\.[0-9a-f]+\.js$", src):
+            if self.single_file and not src:
+                self.inline["script"].append("")
+            elif not re.search(r"(^|/)assets/app\.[0-9a-f]+\.js$", src):
                 self.problems.append(f"<script> that is not the site's app.js: {a!r}")
             self.in_script = True
-        if tag == "link" and (a.get("rel") or "") == "stylesheet" and re.search(r"(^|/)assets/style\.[0-9a-f]+\.css$", a.get("href") or ""):
+        if tag == "style" and self.single_file:
+            self.inline["style"].append("")
+            self.in_style = True
+        elif tag == "link" and (a.get("rel") or "") == "stylesheet" and re.search(r"(^|/)assets/style\.[0-9a-f]+\.css$", a.get("href") or ""):
             pass
         elif tag in ACTIVE_TAGS:
             self.problems.append(f"active element <{tag}> {a!r}")
@@ -313,16 +321,33 @@ class _Scan(HTMLParser):
                 self.problems.append(f"meta refresh to {a.get('content')!r}")
 
     def handle_data(self, data):
-        if self.in_script and data.strip():
+        if self.single_file and (self.in_script or self.in_style):
+            self.inline["script" if self.in_script else "style"][-1] += data
+        elif self.in_script and data.strip():
             self.problems.append(f"inline script text {data[:80]!r}")
 
     def handle_endtag(self, tag):
         if tag == "script":
             self.in_script = False
+        if tag == "style":
+            self.in_style = False
 
 
-def scan_html(html: str) -> list[str]:
-    """Problems that would let a page run or load something from transcript text (empty = clean)."""
+def _csp_sources(policy: str, directive: str) -> list[str]:
+    for part in policy.split(";"):
+        bits = part.strip().split()
+        if bits and bits[0].lower() == directive:
+            return bits[1:]
+    return []
+
+
+def scan_html(html: str, single_file: bool = False) -> list[str]:
+    """Problems that would let a page run or load something from transcript text (empty = clean).
+
+    ``single_file=True`` is for the exported HTML file, whose script and stylesheet must be inline:
+    each inline <script>/<style> is then allowed only if the CSP names its exact 'sha256-…' hash
+    (so text that sneaks in as a new <script> can never match), and nothing else changes.
+    """
     problems = []
     m = CSP_RE.search(html)
     if not m:
@@ -332,9 +357,22 @@ def scan_html(html: str) -> list[str]:
     elif m.start() > html.lower().find("<script"):
         if "<script" in html.lower():
             problems.append("a <script> comes before the CSP meta")
-    p = _Scan()
+    p = _Scan(single_file)
     p.feed(html)
     p.close()
+    if single_file:
+        import base64
+        import hashlib
+
+        policy = m.group(1) if m else ""
+        for kind, texts in p.inline.items():
+            allowed = _csp_sources(policy, f"{kind}-src") or _csp_sources(policy, "default-src")
+            for body in texts:
+                # the parser hands entities back decoded; a hash is over the raw text, which in a
+                # <script>/<style> element has no entities, so they are the same
+                digest = "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+                if digest not in allowed:
+                    problems.append(f"inline <{kind}> whose sha256 is not in the CSP ({body[:60]!r})")
     return problems + p.problems
 
 

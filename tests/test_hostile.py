@@ -143,3 +143,18 @@ def test_every_page_is_inert_in_chromium(hostile_site, browser):
     hostile.assert_inert(main.as_uri(), browser, bypass_too=False, expect_text=[
         f"«{place}» {hostile.LITERAL_LINE}" for place in ("prompt", "answer", "thinking", "bash-command", "tool-name",
                                                           "read-path", "task-prompt", "orphan-result", "reminder")])
+
+
+def test_the_single_file_check_wants_hashes():
+    """scan_html(single_file=True): what the export must satisfy — inline code only by CSP hash."""
+    import base64
+    import hashlib
+
+    js, css = "document.title='x';", "body{color:red}"
+    h = lambda t: "'sha256-" + base64.b64encode(hashlib.sha256(t.encode()).digest()).decode() + "'"  # noqa: E731
+    csp = f'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; script-src {h(js)}; style-src {h(css)}; img-src data:">'
+    page = f"<html><head>{csp}<style>{css}</style></head><body><p>&lt;script&gt;</p><script>{js}</script></body></html>"
+    assert hostile.scan_html(page, single_file=True) == []
+    assert hostile.scan_html(page)  # as a site page it would be wrong
+    sneaked = page.replace("<p>", "<script>alert(1)</script><p>")
+    assert any("sha256" in p for p in hostile.scan_html(sneaked, single_file=True))
