@@ -29,7 +29,10 @@
   // A link to #L123 inside a closed <details> opens the way to it.
   function openTarget() {
     if (!location.hash) return;
-    var el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var id = location.hash.slice(1);
+    // A malformed escape in a hand-made or hostile link (#%E0%A4%A) must not stop the page's script.
+    try { id = decodeURIComponent(id); } catch (e) { /* keep it as typed */ }
+    var el = document.getElementById(id);
     for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") p.open = true; }
     if (el) el.scrollIntoView();
   }

@@ -10,6 +10,7 @@ import base64
 import binascii
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 EXT = {
@@ -45,7 +46,7 @@ class BlobStore:
             path = self.dir / name
             if not path.exists():
                 self.dir.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f".{name}.{os.getpid()}.tmp")
+                tmp = path.with_name(f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
                 tmp.write_bytes(raw)
                 os.replace(tmp, path)
                 if self.written is not None:

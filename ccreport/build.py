@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 import orjson
 from markupsafe import Markup
@@ -22,7 +23,7 @@ from markupsafe import Markup
 from . import __version__, toolresults
 from .blobs import BlobStore
 from .home import Catalog, Session, Transcript, discover
-from .jsonl import Reader
+from .jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
 from .markup import esc, human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
@@ -77,6 +78,22 @@ def transcript_dir(s: Session, t: Transcript) -> str:
     return session_dir(s) + (f"/{t.slug}" if t.slug else "")
 
 
+def url_name(name: str) -> str:
+    """A file or folder name as one URL path segment. Names come from the home's file names and
+    may hold ':', '#', '?', '%', quotes or '<': unquoted, "javascript:x" would be a script link and
+    "a#b" a broken one."""
+    return quote(name, safe="")
+
+
+def session_url(s: Session) -> str:
+    """session_dir as a site-relative URL (each segment quoted)."""
+    return f"p/{url_name(s.project.dir_name)}/{url_name(s.id)}"
+
+
+def transcript_url(s: Session, t: Transcript) -> str:
+    return session_url(s) + (f"/{url_name(t.slug)}" if t.slug else "")
+
+
 def page_name(no: int) -> str:
     return f"page-{no:04d}.html"
 
@@ -122,8 +139,8 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         summary["agent_keys"] = list(resume.get("agent_keys", []))
     builder = Builder(carry)
     heading = f"{project_title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
-    crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"},
-              {"label": s.id[:8], "url": f"{root}{session_dir(s)}/index.html"}]
+    crumbs = [{"label": project_title, "url": f"{root}p/{url_name(s.project.dir_name)}/index.html"},
+              {"label": s.id[:8], "url": f"{root}{session_url(s)}/index.html"}]
     if t.kind != "main":
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
@@ -132,14 +149,14 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
             last: Page | None = None
-            for page in paginate(reader, builder, opts.page_size, start_no, start_line, start_offset):
+            for page in paginate(_with_unfinished_tail(reader, fh), builder, opts.page_size, start_no, start_line, start_offset):
                 last = page
                 digest = _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url,
                                      blobs, heading, crumbs, agent_line, reader.pending,
                                      refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
                 summary["hashes"][str(page.no)] = digest
-            summary["lines"] = reader.line - 1
+            summary["lines"] = reader.line - 1 + (1 if reader.pending else 0)
             summary["pending"] = reader.pending
             summary["offset"] = reader.offset
             summary["carry_last"] = last.carry if last else None
@@ -150,6 +167,8 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
                    first_ts=c["first_ts"], last_ts=c["last_ts"], models=c["models"], tool_calls=c["tool_calls"])
+    if summary["pages"] and summary["error"] is None:
+        _remove_stale_pages(out / rel, summary["pages"][-1][0])
     if summary["pages"]:
         writer.write(f"{rel}/latest.html", env().get_template("redirect.html").render(target=page_name(summary["pages"][-1][0])))
     return summary
@@ -203,6 +222,71 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
     return page_hash(html)
 
 
+def _with_unfinished_tail(reader: Reader, fh):
+    """The reader's entries, then its held-back last line (no newline yet) as it stands now.
+
+    A one-off build must not lose a line because its writer never finished it (a crash, a full
+    disk). The reader's ``offset``/``line`` stay before that line, so a resumed run reads it again
+    once complete; it always sits on the last, still open page, which a resumed run re-renders.
+    """
+    yield from reader
+    if reader.pending:
+        fh.seek(reader.offset)
+        data = fh.read(reader.pending)
+        body = data[:-1] if data.endswith(b"\r") else data
+        obj, err = parse_line(body)
+        e = Entry(reader.line, reader.offset, reader.offset + len(data), obj)
+        if err is not None:
+            e.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
+            e.error = f"unfinished last line (no newline yet), {err}"
+        del data, body
+        yield e
+
+
+def _remove_stale_pages(folder: Path, last_no: int) -> None:
+    """Pages past the transcript's last page are left from a longer earlier version of the file
+    (truncated or rewritten): they would show lines the file no longer has."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("page-") and name.endswith(".html") and name[5:-5].isdigit() and int(name[5:-5]) > last_no:
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
+
+
+def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
+                heading, crumbs, agent_line, pending) -> None:
+    lines = set()
+    for m in page.messages:
+        lines.update(m.lines)
+    ctx = RenderContext(root=root, blobs=blobs, agent_urls=agent_urls, page_lines=lines, parent_url=parent_url)
+    parts = []
+    for m in page.messages:
+        parts.append(render_message(m, ctx))
+        if t.kind == "main":
+            for call in m.calls:
+                r = call.result
+                aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+                if isinstance(aid, str):
+                    agent_calls.setdefault(aid, f"{page_name(page.no)}#L{call.line}")
+                agent_calls.setdefault(call.id, f"{page_name(page.no)}#L{call.line}")
+    last_line = max(lines) if lines else page.first_line
+    body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
+    html = tmpl.render(**_common(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}], "transcript"),
+                       page=page, heading=heading, transcript_label=t.label, agent_line=agent_line,
+                       last_line=last_line, body=Markup(body),
+                       prev_url=page_name(page.no - 1) if page.no > 1 else None,
+                       next_url=page_name(page.no + 1) if page.closed else None,
+                       window_before=list(range(max(2, page.no - 3), page.no)) if page.no > 1 else [],
+                       overview_url=("../" if t.slug else "") + "index.html",
+                       parent_link=parent_url, pending=pending)
+    writer.write(f"{rel}/{page_name(page.no)}", html)
+
+
 # --- one session ------------------------------------------------------------------------------
 def build_session(s: Session, out: Path, opts: Options, project_title: str) -> dict:
     """Render a whole session from scratch (the cold path; update_session without state)."""
@@ -210,12 +294,12 @@ def build_session(s: Session, out: Path, opts: Options, project_title: str) -> d
 
 
 def _agent_urls(s: Session) -> dict:
-    return {t.id: f"{transcript_dir(s, t)}/{page_name(1)}" for t in s.agents}
+    return {t.id: f"{transcript_url(s, t)}/{page_name(1)}" for t in s.agents}
 
 
 def _parent_url(s: Session, t: Transcript, agent_calls: dict) -> str | None:
     call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
-    return f"{_depth_root(transcript_dir(s, t))}{session_dir(s)}/{call}" if call else None
+    return f"{_depth_root(transcript_dir(s, t))}{session_url(s)}/{call}" if call else None
 
 
 def _rel_source(s: Session, t: Transcript) -> str:
@@ -409,7 +493,7 @@ def session_summary(s: Session, results: list[dict]) -> dict:
             "messages": sum(r["messages"] for r in results), "malformed": sum(r["malformed"] for r in results),
             "transcripts": len(results), "pages": sum(len(r["pages"]) for r in results), "usage": tot,
             "models": models, "cwd": cwd, "git_branch": (main or {}).get("git_branch"), "size": s.size,
-            "mtime_ns": s.mtime_ns, "url": f"{session_dir(s)}/index.html"}
+            "mtime_ns": s.mtime_ns, "url": f"{session_url(s)}/index.html"}
 
 
 def write_session_overview(s: Session, info: dict, results: list[dict], writer: Writer, project_title: str) -> None:
@@ -421,7 +505,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
         for r in results:
             if r["kind"] != kind:
                 continue
-            sub = "" if r["id"] == "main" else f"agent-{r['id']}/"
+            sub = "" if r["id"] == "main" else f"{url_name('agent-' + r['id'])}/"
             items.append({
                 "name": r["label"] if r["id"] == "main" else (r.get("agent_type") or r["label"]) + f" {r['id']}",
                 "description": r.get("description") or (r.get("title") if r["id"] != "main" else None),
@@ -441,7 +525,7 @@ def write_session_overview(s: Session, info: dict, results: list[dict], writer: 
     sview = dict(info, started=local_date(info["first_ts"]), last=local_date(info["last_ts"]),
                  counts=sorted(counts.items(), key=lambda kv: -kv[1]), cwd=info["cwd"] or "",
                  latest_url="latest.html" if main else None)
-    crumbs = [{"label": project_title, "url": f"{root}p/{s.project.dir_name}/index.html"}, {"label": s.id[:8], "url": None}]
+    crumbs = [{"label": project_title, "url": f"{root}p/{url_name(s.project.dir_name)}/index.html"}, {"label": s.id[:8], "url": None}]
     html = env().get_template("session.html").render(**_common(root, info["title"], crumbs, "session"), s=sview, groups=groups,
                                                      usage=usage_view(info.get("usage_report"), "This session: activity per day"))
     writer.write(f"{rel}/index.html", html)
@@ -464,7 +548,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         for i in infos:
             for k, v in i["usage"].items():
                 tot[k] = tot.get(k, 0) + v
-        sessions = [{"url": f"{i['id']}/index.html", "title": i["title"], "id": i["id"],
+        sessions = [{"url": f"{url_name(i['id'])}/index.html", "title": i["title"], "id": i["id"],
                      "first_prompt": (i.get("prompt") or "")[:200], "started": local_date(i["first_ts"]),
                      "last": local_date(i["last_ts"]), "messages": f'{i["messages"]:,}', "transcripts": i["transcripts"],
                      "tokens": _fmt_tokens(i["usage"]), "models": ", ".join(i["models"][:3]),
@@ -477,7 +561,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
             writer.write(f"{rel}/index.html", html)
         msgs = sum(i["messages"] for i in infos)
         last = max((i["last_ts"] for i in infos if i.get("last_ts")), default=None)
-        rows.append({"url": f"{rel}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
+        rows.append({"url": f"p/{url_name(p.dir_name)}/index.html", "title": title, "dir_name": p.dir_name, "sessions": len(infos),
                      "messages": f"{msgs:,}", "last": local_date(last), "last_ts": last or "", "tokens": _fmt_tokens(tot),
                      "cost": usage_fmt_cost(usage["projects"].get(p.dir_name))})
         totals["projects"] += 1

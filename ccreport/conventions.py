@@ -8,7 +8,7 @@ import re
 
 import orjson
 
-from .markup import esc, human_size, markdown, pre, source_fold
+from .markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
@@ -16,6 +16,18 @@ _TAG = r"<{0}>(.*?)</{0}>"
 def _tag(name: str, text: str) -> str | None:
     m = re.search(_TAG.format(re.escape(name)), text, re.S)
     return m.group(1) if m else None
+
+
+def _capped(text: str) -> str:
+    """Escaped text cut at RENDER_MAX, with the note saying what was cut."""
+    shown, note = cut(text)
+    return esc(shown) + note
+
+
+def _capped(text: str) -> str:
+    """Escaped text cut at RENDER_MAX, with the note saying what was cut."""
+    shown, note = cut(text)
+    return esc(shown) + note
 
 
 def _folded(label: str, body_html: str, cls: str = "injected") -> str:
@@ -61,8 +73,8 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if name is not None and ("<command-message>" in s or s.startswith("<command-name>")):
         args = _tag("command-args", s) or ""
         msg = _tag("command-message", s) or ""
-        html = (f'<p><span class="cmd">{esc(name.strip())}</span> <span class="cmd-args">{esc(args.strip())}</span></p>'
-                + (f'<p class="dim">{esc(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
+        html = (f'<p><span class="cmd">{_capped(name.strip())}</span> <span class="cmd-args">{_capped(args.strip())}</span></p>'
+                + (f'<p class="dim">{_capped(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
         return html + src(), "user command", "Command"
     out = _tag("local-command-stdout", s)
     err = _tag("local-command-stderr", s)
@@ -75,7 +87,7 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
         return html + src(), "user cmdout", "Command output"
     bash_in = _tag("bash-input", s)
     if bash_in is not None:
-        return f'<pre class="term"><span class="prompt-sign">$ </span>{esc(bash_in)}</pre>' + src(), "user bash", "Bash mode"
+        return f'<pre class="term"><span class="prompt-sign">$ </span>{_capped(bash_in)}</pre>' + src(), "user bash", "Bash mode"
     bo, be = _tag("bash-stdout", s), _tag("bash-stderr", s)
     if bo is not None or be is not None:
         html = (pre(bo, cls="term", source=False) if bo else "") + (pre(be, cls="term err", source=False) if be else "")
@@ -83,14 +95,14 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if s.startswith("<task-notification>"):
         fields = {k: _tag(k, s) for k in ("task-id", "tool-use-id", "output-file", "status", "summary")}
         status = (fields.get("status") or "").strip()
-        rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v.strip())}</dd>" for k, v in fields.items() if v)
+        rows = "".join(f"<dt>{esc(k)}</dt><dd>{_capped(v.strip())}</dd>" for k, v in fields.items() if v)
         return (f'<div class="card status-{esc(status)}"><p><b>Background task {esc(status or "update")}</b></p>'
                 f"<dl>{rows}</dl></div>" + src()), "user notify", "Task notification"
     hook = re.match(r"^(?:[A-Za-z]+(?::\S+)?) hook (?:additional context|success|error|blocking error)[^\n]*:", s)
     if hook:
         return _folded(hook.group(0).rstrip(":"), pre(s[hook.end():].strip())), "user injected", "Hook output"
     if s.startswith("[Request interrupted by user"):
-        return f'<p class="marker">■ {esc(s)}</p>', "user interrupt", "Interrupted"
+        return f'<p class="marker">■ {_capped(s)}</p>', "user interrupt", "Interrupted"
     if entry.get("isMeta"):
         label = "Skill instructions" if s.startswith("Base directory for this skill") else "Injected context"
         return _folded(f"{label} (not typed by the user)", pre(text)), "user injected", "Injected"
@@ -104,10 +116,11 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
             return _folded(label, pre(inner, source=False) + src()), "user injected", label
     rest, reminders = _reminders(text, source=False)
     if not reminders:
-        return f'<div class="prompt">{esc(rest)}</div>', None, None
+        # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
+        return f'<div class="prompt">{_capped(rest)}</div>', None, None
     if not rest.strip():
         return _into_last_fold(reminders, src()), "user injected", "Injected"
-    return f'<div class="prompt">{esc(rest)}</div>{reminders}{src()}', None, None
+    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{src()}', None, None
 
 
 def system_note(m, ctx) -> str:
@@ -150,7 +163,7 @@ def system_note(m, ctx) -> str:
         infos = e.get("hookInfos") if isinstance(e.get("hookInfos"), list) else []
         cmds = "".join(f"<li><code>{esc(i.get('command') if isinstance(i, dict) else i)}</code></li>" for i in infos)
         body = (f'<ul class="hooks">{cmds}</ul>' if cmds else "") + "".join(
-            pre(x if isinstance(x, str) else orjson.dumps(x).decode(), cls="err") for x in errs)
+            pre(x if isinstance(x, str) else json_text(x), cls="err") for x in errs)
         if e.get("preventedContinuation"):
             body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
         return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
@@ -207,10 +220,9 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
             gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
         body = _attachment_body(att)
         return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
-                f'{esc(str(gist))} <span class="dim">({human_size(size)})</span>{body}</div>')
-    if not isinstance(gist, str):
-        gist = str(gist)
-    full = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+                f'{esc(gist)} <span class="dim">({human_size(size)})</span>{body}</div>')
+    gist = to_text(gist)
+    full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")
     return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> {esc(gist[:300])}'
             f'<details class="raw"><summary>raw ({human_size(size)})</summary><pre>{esc(shown)}</pre></details></div>')
@@ -227,13 +239,13 @@ def _attachment_body(att: dict) -> str:
     if isinstance(content, str) and content:
         return pre(content)
     if isinstance(content, list) and content:
-        return pre("\n".join(c if isinstance(c, str) else orjson.dumps(c).decode() for c in content))
+        return pre("\n".join(c if isinstance(c, str) else json_text(c) for c in content))
     if isinstance(att.get("prompt"), str) and att["prompt"].lstrip().startswith("<task-notification>"):
         return user_text(att["prompt"], {}, None)[0]
     for key in ("prompt", "stdout", "snippet", "planContent"):
         if isinstance(att.get(key), str) and att[key]:
             return pre(att[key])
-    text = orjson.dumps(att, option=orjson.OPT_NON_STR_KEYS).decode()
+    text = json_text(att)
     return f'<pre class="dim">{esc(text[:_PREVIEW])}{" …" if len(text) > _PREVIEW else ""}</pre>'
 
 

@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import orjson
 
@@ -124,7 +125,7 @@ class Session:
 
     @property
     def url(self) -> str:
-        return f"p/{self.project.dir_name}/{self.id}/"
+        return f"p/{quote(self.project.dir_name, safe='')}/{quote(self.id, safe='')}/"
 
 
 @dataclass
@@ -135,7 +136,7 @@ class Project:
 
     @property
     def url(self) -> str:
-        return f"p/{self.dir_name}/"
+        return f"p/{quote(self.dir_name, safe='')}/"
 
     def session(self, sid: str) -> Session:
         s = self.sessions.get(sid)
@@ -165,7 +166,10 @@ def _stat_into(t: Transcript) -> Transcript:
     return t
 
 
-def _read_meta(meta: Path, t: Transcript) -> None:
+def _read_meta(meta: Path, t: Transcript, root: Path | None = None) -> None:
+    # A meta.json linked to a file outside the home is not read (its text would end up on a page).
+    if root is not None and not contained(meta, root):
+        return
     try:
         data = orjson.loads(meta.read_bytes())
     except (OSError, orjson.JSONDecodeError):
@@ -250,6 +254,11 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
     for e in entries:
         if e.name.endswith(".jsonl") and e.is_file():
             stem = e.name[: -len(".jsonl")]
+            if stem in ("", ".", ".."):
+                # ".jsonl", "..jsonl", "...jsonl": the session folder would be the project's own
+                # folder or its parent, and its pages would overwrite other pages.
+                problems.append(f"{e.path}: file name {e.name!r} cannot name a session, skipped")
+                continue
             if stem.startswith("agent-"):
                 legacy_agents.append(Path(e.path))
             else:
@@ -259,11 +268,15 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
         elif e.is_dir():
             sdir = Path(e.path)
             sub = sdir / "subagents"
+            if not contained(sub, root):
+                # A session folder (or its subagents/) linked out of the home is not even listed.
+                problems.append(f"{sdir}: symlink out of the home, skipped")
+                continue
             if sub.is_dir():
                 for f in sorted(sub.rglob("agent-*.jsonl")):
                     aid = f.name[len("agent-") : -len(".jsonl")]
                     t = Transcript(aid, agent_kind(aid), f, layout="subagents")
-                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t)
+                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, root)
                     if _add(t, root, problems):
                         project.session(e.name).agents.append(t)
             if (sdir / "tool-results").is_dir():

@@ -38,19 +38,23 @@ class Entry:
         return self.end - self.offset
 
 
-def parse_line(data: bytes) -> tuple[dict | None, str | None]:
+def parse_line(data: bytes | memoryview) -> tuple[dict | None, str | None]:
     """Parse one line (without its newline) → (object, None) or (None, reason)."""
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        reason = str(exc.args[0]) if exc.args else str(exc)
+        if not bytes(data[:4096]).strip() and not bytes(data).strip():
+            return None, "blank line"
+        if "UTF-8" not in reason:
+            # Not an encoding problem: retrying would only copy a (possibly huge) line twice more.
+            return None, f"not JSON: {reason}"
         # orjson refuses invalid UTF-8 outright; the same text with replacement characters may
         # still be perfectly good JSON.
         try:
-            obj = orjson.loads(data.decode("utf-8", errors="replace"))
+            obj = orjson.loads(bytes(data).decode("utf-8", errors="replace"))
         except orjson.JSONDecodeError:
-            if not data.strip():
-                return None, "blank line"
-            return None, f"not JSON: {exc.args[0] if exc.args else exc}"
+            return None, f"not JSON: {reason}"
     if not isinstance(obj, dict):
         return None, f"JSON {type(obj).__name__}, not an object"
     return obj, None
@@ -83,15 +87,15 @@ class Reader:
                 return
             start = self.offset
             self.offset = start + len(data)
-            body = data[:-1]
-            if body.endswith(b"\r"):
-                body = body[:-1]
+            # A view, not a slice: a slice would copy a 100 MB line once more.
+            body = memoryview(data)[: -2 if data.endswith(b"\r\n") else -1]
             obj, err = parse_line(body)
             entry = Entry(self.line, start, self.offset, obj)
             if err is not None:
-                entry.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
+                entry.raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace")
                 entry.error = err
             self.line += 1
+            body.release()
             del data, body
             yield entry
 

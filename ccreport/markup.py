@@ -9,9 +9,11 @@ One markdown-it instance and one formatter serve the whole process; lexers are c
 from __future__ import annotations
 
 import os
+import json as _json
 import re
 from functools import lru_cache
 
+import orjson
 from markdown_it import MarkdownIt
 from pygments import highlight as _pyg_highlight
 from pygments.formatters import HtmlFormatter
@@ -36,9 +38,67 @@ def esc(value) -> str:
     # subclass (markupsafe.Markup) is turned into a plain str first, so its own escaping
     # ``replace`` never double-escapes.
     if value.__class__ is not str:
-        value = str(value)
+        value = to_text(value)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
+
+
+def human_size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def to_text(value) -> str:
+    """Any parsed JSON value as text: lists and objects as JSON (str() of a 900-level list recurses
+    past Python's limit)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json_text(value)
+    return str(value)
+
+
+class _Tok(str):
+    """Literal JSON punctuation on json_text's stack (a value is never a _Tok)."""
+
+
+def json_text(obj, indent: bool = False) -> str:
+    """JSON text of any parsed value at any depth. orjson stops at 254 levels and at integers past
+    64 bits; this falls back to an explicit stack (compact), never to recursion."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    out: list[str] = []
+    stack: list = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, _Tok):
+            out.append(x)
+        elif isinstance(x, dict):
+            out.append("{")
+            stack.append(_Tok("}"))
+            items = list(x.items())
+            for i in range(len(items) - 1, -1, -1):
+                k, v = items[i]
+                stack.append(v)
+                stack.append(_Tok(("" if i == 0 else ", ") + _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False) + ": "))
+        elif isinstance(x, (list, tuple)):
+            out.append("[")
+            stack.append(_Tok("]"))
+            for i in range(len(x) - 1, -1, -1):
+                stack.append(x[i])
+                if i:
+                    stack.append(_Tok(", "))
+        else:
+            try:
+                out.append(_json.dumps(x, ensure_ascii=False))
+            except (TypeError, ValueError):
+                out.append(_json.dumps(str(x), ensure_ascii=False))
+    return "".join(out)
 
 
 def human_size(n: int) -> str:
@@ -57,6 +117,11 @@ def _validate_link(url: str) -> bool:
     # Only web and mail links become links; a relative link in transcript text names a file in
     # the user's project, not a page of this site, and javascript:/data: must never be clickable.
     return bool(_SAFE_LINK.match(url.strip()))
+
+
+def safe_link(url: str) -> bool:
+    """True for a URL from transcript text that may become a link (http, https, mailto only)."""
+    return isinstance(url, str) and _validate_link(url)
 
 
 def _render_image(self, tokens, idx, options, env):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .jsonl import Entry
+from .markup import to_text
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 # Lines that carry no conversation of their own: shown as small folded notes, never dropped.
@@ -211,7 +212,7 @@ class Builder:
             self._user(e, obj)
         elif etype == "system":
             self._emit(Message("system", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain"))))
-        elif etype in META_TYPES:
+        elif isinstance(etype, str) and etype in META_TYPES:
             self._note_title(obj)
             self._meta(e, obj)
         else:
@@ -298,7 +299,7 @@ class Builder:
             return
         bt = b.get("type")
         if bt == "text":
-            m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else str(b.get("text", ""))))
+            m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text", ""))))
         elif bt == "thinking":
             m.blocks.append(("thinking", b))
         elif bt == "redacted_thinking":
@@ -359,7 +360,7 @@ class Builder:
                 if isinstance(b, str):
                     m.blocks.append(("text", b))
                 elif isinstance(b, dict) and b.get("type") == "text":
-                    m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else str(b.get("text"))))
+                    m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text"))))
                 elif isinstance(b, dict) and b.get("type") in ("image", "document"):
                     m.blocks.append((b["type"], b))
                 else:

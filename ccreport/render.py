@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import orjson
-
 from . import conventions, tools
 from .blobs import BlobStore
-from .markup import esc, highlight, human_size, markdown, pre
+from .markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
 from .model import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
+# Media types allowed in data: URLs of an embedded (single-file) page.
+EMBED_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"}
 
 
 @dataclass
@@ -44,10 +44,13 @@ class RenderContext:
             import base64
 
             try:
-                size = len(base64.b64decode(data, validate=False))
+                # validate=True: the text goes into a URL as it is, so it must be nothing but base64.
+                size = len(base64.b64decode(data, validate=True))
             except Exception:
                 return None, 0
-            return f"data:{esc(media_type)};base64,{data}", size
+            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…).
+            media = media_type if media_type in EMBED_TYPES else "application/octet-stream"
+            return f"data:{media};base64,{data}", size
         url, size = self.blobs.save_base64(data, media_type)
         return (self.root + url if url else None), size
 
@@ -75,10 +78,7 @@ def usage_line(u: dict | None) -> str:
 
 
 def json_block(obj, limit: int = JSON_SHOW_MAX) -> str:
-    try:
-        text = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        text = repr(obj)
+    text = json_text(obj, indent=True)
     if len(text) <= limit:
         return highlight(text, lang="json")
     return pre(text, cls="code")
@@ -192,7 +192,11 @@ def image_html(b: dict, ctx: RenderContext) -> str:
             return (f'<figure class="img"><img src="{esc(url)}" alt="image ({esc(media)}, {human_size(size)})" '
                     f'loading="lazy"><figcaption>{esc(media)} · {human_size(size)}</figcaption></figure>')
     if src.get("type") == "url" and isinstance(src.get("url"), str):
-        return f'<p class="note">Image from <a href="{esc(src["url"])}" rel="noreferrer">{esc(src["url"])}</a> (not loaded)</p>'
+        u = src["url"]
+        if safe_link(u):
+            return f'<p class="note">Image from <a href="{esc(u)}" rel="noreferrer">{esc(u)}</a> (not loaded)</p>'
+        # javascript:, data: and the like are shown, never made clickable.
+        return f'<p class="note">Image from <code>{esc(u)}</code> (not loaded)</p>'
     return unknown_block(b)
 
 
@@ -228,7 +232,7 @@ def result_content_html(content, ctx: RenderContext, is_error: bool = False) -> 
         parts = []
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text":
-                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else str(b.get("text")), cls=cls))
+                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text")), cls=cls))
             elif isinstance(b, dict) and b.get("type") == "image":
                 parts.append(image_html(b, ctx))
             elif isinstance(b, dict) and b.get("type") == "document":

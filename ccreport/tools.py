@@ -16,7 +16,7 @@ import re
 
 import orjson
 
-from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre, source_fold
+from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre, source_fold, to_text
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
@@ -26,7 +26,7 @@ CODE_HIGHLIGHT_MAX = min(HIGHLIGHT_MAX, 24_000)
 
 
 def _s(v) -> str:
-    return v if isinstance(v, str) else ("" if v is None else str(v))
+    return v if isinstance(v, str) else ("" if v is None else to_text(v))
 
 
 def _short(text: str, n: int = SUMMARY_MAX) -> str:

@@ -8,6 +8,7 @@ files actually written in this run: incremental tests and watch notifications re
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 
@@ -34,7 +35,9 @@ class Writer:
 
 def atomic_write(path: Path, raw: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Unique per process *and* thread: two threads writing one page (watch and a build) with a
+    # shared temporary name would move each other's half-written file into place.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(tmp, "wb") as fh:
             fh.write(raw)
