@@ -258,35 +258,6 @@ def _remove_stale_pages(folder: Path, last_no: int) -> None:
                 pass
 
 
-def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
-                heading, crumbs, agent_line, pending) -> None:
-    lines = set()
-    for m in page.messages:
-        lines.update(m.lines)
-    ctx = RenderContext(root=root, blobs=blobs, agent_urls=agent_urls, page_lines=lines, parent_url=parent_url)
-    parts = []
-    for m in page.messages:
-        parts.append(render_message(m, ctx))
-        if t.kind == "main":
-            for call in m.calls:
-                r = call.result
-                aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
-                if isinstance(aid, str):
-                    agent_calls.setdefault(aid, f"{page_name(page.no)}#L{call.line}")
-                agent_calls.setdefault(call.id, f"{page_name(page.no)}#L{call.line}")
-    last_line = max(lines) if lines else page.first_line
-    body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
-    html = tmpl.render(**_common(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}], "transcript"),
-                       page=page, heading=heading, transcript_label=t.label, agent_line=agent_line,
-                       last_line=last_line, body=Markup(body),
-                       prev_url=page_name(page.no - 1) if page.no > 1 else None,
-                       next_url=page_name(page.no + 1) if page.closed else None,
-                       window_before=list(range(max(2, page.no - 3), page.no)) if page.no > 1 else [],
-                       overview_url=("../" if t.slug else "") + "index.html",
-                       parent_link=parent_url, pending=pending)
-    writer.write(f"{rel}/{page_name(page.no)}", html)
-
-
 # --- one session ------------------------------------------------------------------------------
 def build_session(s: Session, out: Path, opts: Options, project_title: str) -> dict:
     """Render a whole session from scratch (the cold path; update_session without state)."""

@@ -88,6 +88,9 @@ def _quiet_render(text: str) -> str:
             os.dup2(_fds[1], 2)
 
 
+_ALIGN = re.compile(r' style="text-align:\s*(left|center|right);?"')
+
+
 def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool]) -> str:
     """HTML for ``text``; raises Unrenderable when the Rust renderer fails on it."""
     html = _quiet_render(text)
@@ -107,6 +110,10 @@ def render(text: str, highlight: Callable[[str, str | None], str], validate: Cal
             return f"![{alt}]({src}{_source_title(title)})"
 
         html = _IMAGE.sub(image, html)
+    if ' style="text-align:' in html:
+        # Aligned table columns: the CSP forbids style attributes, so the alignment becomes the
+        # same class markup.py gives it (al-left / al-center / al-right in style.css).
+        html = _ALIGN.sub(lambda m: f' class="al-{m.group(1)}"', html)
     if "<pre><code" in html:
         html = _CODE.sub(lambda m: highlight(unescape(m.group(2)), unescape(m.group(1)) if m.group(1) else None), html)
     return html

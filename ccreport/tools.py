@@ -137,8 +137,9 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
     lines = _code_lines(text, filename, lang)
     if numbers is None or len(numbers) != len(lines):
         numbers = range(start, start + len(lines))
-    s = f'<span class="lsep">{esc(sep)}</span>' if sep else ""
-    rows = [f'<span class="ln" data-n="{n}"></span>{s}{ln}' for n, ln in zip(numbers, lines)]
+    # Without a separator of its own, a hidden tab keeps the number a word apart from the code.
+    s = f'<span class="lsep">{esc(sep or chr(9))}</span>'
+    rows = [f'<span class="ln">{n}</span>{s}{ln}' for n, ln in zip(numbers, lines)]
     if fold and len(rows) > FOLD_LINES + 10:
         head, rest = rows[:FOLD_LINES], rows[FOLD_LINES:]
         return (f'<pre class="code hl num">{chr(10).join(head)}</pre>'

@@ -112,9 +112,9 @@ def test_write_highlighted_numbered_and_folded_when_long():
                        {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
     s = summary_of(html)
     assert "/p/gen.py" in s and "81 lines, new file" in s
-    assert '<span class="ln" data-n="1"></span><span class="kn">import</span>' in html  # python lexer by extension
+    assert '<span class="ln">1</span><span class="lsep">\t</span><span class="kn">import</span>' in html  # python lexer by extension
     assert '<details class="more"><summary>show all 81 lines</summary>' in html
-    assert '<span class="ln" data-n="81"></span>' in html
+    assert '<span class="ln">81</span>' in html
 
 
 def test_write_update_shows_diff_and_folds_full_content():
@@ -133,8 +133,8 @@ def test_read_real_line_numbers_parsed_out_and_range_in_summary():
                        {"type": "text", "file": {"filePath": "/p/m.py", "content": "def f():\n    return 1",
                                                  "numLines": 2, "startLine": 10, "totalLines": 40}}))
     assert "lines 10–11 of 40" in summary_of(html)
-    assert '<span class="ln" data-n="10"></span><span class="lsep">→</span><span class="k">def</span>' in html
-    assert '<span class="ln" data-n="11"></span>' in html
+    assert '<span class="ln">10</span><span class="lsep">→</span><span class="k">def</span>' in html
+    assert '<span class="ln">11</span>' in html
     # The number is shown once, in the gutter; the reminder is folded, not mixed into the code.
     assert "    10→" not in html
     assert '<details class="injected"><summary>System reminder</summary>' in html
@@ -505,7 +505,7 @@ def test_edit_result_snippet_numbered_not_raw():
             "    41→def g():\n    42→    return 2")
     html = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
     assert "<p class=\"confirm\">The file /p/a.py has been updated." in html
-    assert '<span class="ln" data-n="41"></span><span class="lsep">→</span><span class="k">def</span>' in html
+    assert '<span class="ln">41</span><span class="lsep">→</span><span class="k">def</span>' in html
 
 
 def test_task_notification_in_queue_operation_is_a_card():
@@ -523,7 +523,7 @@ def test_result_whose_call_is_on_an_earlier_page_keeps_its_view():
     res = ToolResult("toolu_x", "    7→x = 1", False,
                      {"type": "text", "file": {"filePath": "/p/a.py", "content": "x = 1", "numLines": 1, "startLine": 7}}, 9)
     html = result_only_html(res, "Read", RenderContext(root=""))
-    assert '<span class="ln" data-n="7"></span>' in html and '<span class="n">x</span>' in html
+    assert '<span class="ln">7</span>' in html and '<span class="n">x</span>' in html
     bash = ToolResult("toolu_y", "out", False, {"stdout": "\x1b[31mred\x1b[0m", "stderr": ""}, 10)
     assert '<span class="ansi-fg31">red</span>' in result_only_html(bash, "Bash", RenderContext(root=""))
     assert "plain" in result_only_html(ToolResult("z", "plain", False, None, 11), None, RenderContext(root=""))
