@@ -167,8 +167,6 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
                    first_ts=c["first_ts"], last_ts=c["last_ts"], models=c["models"], tool_calls=c["tool_calls"])
-    if summary["pages"] and summary["error"] is None:
-        _remove_stale_pages(out / rel, summary["pages"][-1][0])
     if summary["pages"]:
         writer.write(f"{rel}/latest.html", env().get_template("redirect.html").render(target=page_name(summary["pages"][-1][0])))
     return summary
@@ -243,7 +241,7 @@ def _with_unfinished_tail(reader: Reader, fh):
         yield e
 
 
-def _remove_stale_pages(folder: Path, last_no: int) -> None:
+def _remove_stale_pages(folder: Path, last_no: int, deleted: list | None = None) -> None:
     """Pages past the transcript's last page are left from a longer earlier version of the file
     (truncated or rewritten): they would show lines the file no longer has."""
     try:
@@ -255,7 +253,9 @@ def _remove_stale_pages(folder: Path, last_no: int) -> None:
             try:
                 os.unlink(folder / name)
             except OSError:
-                pass
+                continue
+            if deleted is not None:
+                deleted.append(str(folder / name))
 
 
 # --- one session ------------------------------------------------------------------------------
@@ -392,6 +392,10 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
             summary["head"] = head_hash(t.path, summary["head_len"])
             if prev and mode == "full":
                 _prune_pages(out, transcript_dir(s, t), prev, len(summary["pages"]), deleted)
+            if mode == "full" and summary["pages"] and summary["error"] is None:
+                # Pages left from a longer earlier file that no state remembers (state deleted,
+                # or an older site in the folder): they would show lines the file no longer has.
+                _remove_stale_pages(out / transcript_dir(s, t), summary["pages"][-1][0], deleted)
         results.append(summary)
         new_ts[t.id] = summary
     for tid, prev in prev_ts.items():

@@ -38,7 +38,9 @@ def esc(value) -> str:
     # subclass (markupsafe.Markup) is turned into a plain str first, so its own escaping
     # ``replace`` never double-escapes.
     if value.__class__ is not str:
-        value = to_text(value)
+        # str() of a str subclass (markupsafe.Markup) is a plain str, so its escaping ``replace``
+        # never double-escapes; other values become their text (JSON for lists/objects).
+        value = str(value) if isinstance(value, str) else to_text(value)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
 

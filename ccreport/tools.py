@@ -886,6 +886,9 @@ def render_call(call, ctx) -> str:
         summary = _generic_summary(call)
     if body is None:
         body = kv_table(call.input)
+    elif view is not None and call.input is not None and not isinstance(call.input, dict):
+        # Views read an object; an input of another shape (a bare string, a list) must still show.
+        body += kv_table(call.input)
     name = call.name
     r = call.result
     err = r is not None and r.is_error
@@ -895,6 +898,9 @@ def render_call(call, ctx) -> str:
     else:
         status = '<span class="errflag">error</span>' if err else ""
         inner = res_html if res_html is not None else _generic_result(call, ctx)
+        if err and isinstance(r.extra, (dict, list)) and r.extra:
+            # Views skip the structured result of a failed call; it may still say what happened.
+            inner += f'<details class="raw"><summary>structured result (toolUseResult)</summary>{kv_table(r.extra)}</details>'
         result = f'<div class="tout{" err" if err else ""}" id="L{r.line}"><div class="lbl">Result</div>{inner}</div>'
     tin = f'<div class="tin">{body}</div>' if body else ""
     return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}">'

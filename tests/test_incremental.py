@@ -155,7 +155,7 @@ def test_partial_line_waits_until_complete(home, tmp_path, opts):
     append(main_file(home), [line[:30]])
     build(home, out, opts)
     assert "half written" not in page_text(out / SDIR / "page-0005.html")
-    assert "Waiting for more" in page_text(out / SDIR / "page-0005.html")
+    assert "has no newline yet" in page_text(out / SDIR / "page-0005.html")
     append(main_file(home), [line[30:]])
     build(home, out, opts)
     assert "half written prompt" in page_text(out / SDIR / "page-0005.html")
