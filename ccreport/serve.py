@@ -403,6 +403,29 @@ def url_of(server: SiteServer) -> str:
     return f"http://{shown}:{port}/"
 
 
+class IncrementalFollow:
+    """The live rebuild: watch.follow (the incremental build, state kept in memory) pushing the
+    written paths to the open pages. Used in place of FullRebuild by ``serve --watch``."""
+
+    def __init__(self, home: Path, out: Path, opts):
+        self.home, self.out, self.opts = home, out, opts
+
+    def run(self, live: "Live", stop: threading.Event, ready: threading.Event, log=None) -> None:
+        from .watch import follow
+
+        def failed(message: str) -> None:
+            if log:
+                log(f"rebuild failed: {message}")
+            live.failed(message)
+
+        try:
+            follow(self.home, self.out, self.opts, on_change=live.changed, stop_event=stop, on_error=failed,
+                   ready=ready)
+        except Exception as exc:  # the server goes on with the last good site and says why
+            failed(f"the watcher stopped: {exc}")
+            ready.set()
+
+
 class Running:
     """A server (and watcher) on background threads: tests and the benchmark use it; so does the CLI."""
 
@@ -412,7 +435,10 @@ class Running:
         self.ready = threading.Event()
         self.threads = [threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                          name="ccreport-http", daemon=True)]
-        if rebuild is not None and server.live is not None and home is not None:
+        if isinstance(rebuild, IncrementalFollow) and server.live is not None:
+            self.threads.append(threading.Thread(target=rebuild.run, args=(server.live, self.stop_event, self.ready, log),
+                                                 name="ccreport-follow", daemon=True))
+        elif rebuild is not None and server.live is not None and home is not None:
             self.threads.append(threading.Thread(target=watch_loop, args=(home, rebuild, server.live, self.stop_event, log, self.ready),
                                                  name="ccreport-watch", daemon=True))
 

@@ -54,12 +54,13 @@ def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
 def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]], None] | None = None,
            stop_event: threading.Event | None = None, on_build: Callable[[BuildResult], None] | None = None,
            on_error: Callable[[str], None] | None = None, step_ms: int = STEP_MS,
-           debounce_ms: int = DEBOUNCE_MS) -> None:
+           debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None) -> None:
     """Keep ``out`` current with ``home`` until ``stop_event`` is set (or Ctrl-C).
 
     ``on_change(paths)`` gets the absolute paths of the files each update wrote or deleted (only
     when there are some); ``on_build(result)`` every BuildResult, the first one included;
     ``on_error(message)`` a failure of one update (the watch goes on; the last good pages stay).
+    ``ready`` is set once the watcher is in place (changes after that are never missed).
     Raises HomeError when the home cannot be used at the start.
     """
     state = State.load(out)
@@ -73,10 +74,14 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
     live = replace(opts, jobs=1)
     projects = home / "projects"
     for changes in watchfiles.watch(projects, watch_filter=_outside(out), step=step_ms, debounce=debounce_ms,
-                                    stop_event=stop_event, rust_timeout=1000, yield_on_timeout=False,
+                                    stop_event=stop_event, rust_timeout=200, yield_on_timeout=True,
                                     raise_interrupt=False):
+        if ready is not None:
+            ready.set()  # the first yield (a change or a timeout) means the watcher is running
         if stop_event is not None and stop_event.is_set():
             break
+        if not changes:
+            continue
         try:
             names = _projects_of(changes, projects)
             catalog = discover(home) if names is None else rescan(catalog, names)

@@ -13,7 +13,7 @@ import pytest
 from serve_helpers import OTHER, PROJECT, SID, append, conversation, main_file, make_live_home, page_url
 
 from ccreport.build import Options, build
-from ccreport.serve import (FullRebuild, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
+from ccreport.serve import (FullRebuild, IncrementalFollow, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
                             resolve_static)
 
 
@@ -340,6 +340,27 @@ def test_watch_rebuilds_and_announces_the_changed_page(tmp_path):
             ev = stream.event()
         assert f"p/{PROJECT}/{SID}/index.html" in ev["urls"] and "index.html" in ev["urls"]
         assert b"prompt number 900" in request(running, "/" + page_url(1))[2]
+        stream.close()
+
+
+def test_serve_watch_follows_with_the_incremental_build(tmp_path):
+    """What `serve --watch` runs: watch.follow (incremental, state in memory) feeding the pages."""
+    home = make_live_home(tmp_path / "home")
+    site = tmp_path / "site"
+    opts = Options(jobs=1)
+    build(home, site, opts)
+    live = Live(site)
+    with Running(make_server(site, home, port=0, live=live), IncrementalFollow(home, site, opts), home) as running:
+        assert running.wait_ready()
+        stream = Stream(running)
+        assert stream.event()["hello"]
+        append(main_file(home), conversation(1, start=900))
+        ev = stream.event()
+        while page_url(1) not in ev["urls"]:
+            ev = stream.event()
+        assert b"prompt number 900" in request(running, "/" + page_url(1))[2]
+        # an incremental update writes the touched pages only, never every page of the site
+        assert len(ev["urls"]) <= 5
         stream.close()
 
 

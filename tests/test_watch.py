@@ -104,7 +104,7 @@ def test_follow_picks_up_appends_to_main_and_agent(home, tmp_path):
         # A line without its newline waits …
         line = (json.dumps(user("w3", "slowly typed", ts="2025-06-01T11:00:02.000Z")) + "\n").encode()
         append(main_file(home), [line[:40]])
-        wait_for(lambda: "Waiting for more" in page_text(page), "the page to note the unfinished line")
+        wait_for(lambda: "has no newline yet" in page_text(page), "the page to note the unfinished line")
         assert "slowly typed" not in page_text(page)
         # … until it is complete (page 5 is full by then: it opens page 6).
         append(main_file(home), [line[40:]])
