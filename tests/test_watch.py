@@ -101,15 +101,17 @@ def test_follow_picks_up_appends_to_main_and_agent(home, tmp_path):
         append(agent, [user("w2", "agent side prompt", ts="2025-06-01T11:00:01.000Z")])
         apage = out / SDIR / "agent-e5" / "page-0001.html"
         wait_for(lambda: "agent side prompt" in text(apage), "the agent append")
-        # A line without its newline waits …
+        # A line without its newline is shown as it stands, marked unfinished (page 5 is full by
+        # then: it opens page 6) …
         line = (json.dumps(user("w3", "slowly typed", ts="2025-06-01T11:00:02.000Z")) + "\n").encode()
         append(main_file(home), [line[:40]])
-        wait_for(lambda: "has no newline yet" in page_text(page), "the page to note the unfinished line")
-        assert "slowly typed" not in page_text(page)
-        # … until it is complete (page 5 is full by then: it opens page 6).
+        page6 = out / SDIR / "page-0006.html"
+        wait_for(lambda: "has no newline yet" in text(page6), "the page to note the unfinished line")
+        assert "slowly typed" not in text(page6)
+        # … until it is complete: then it is read again as a whole line.
         append(main_file(home), [line[40:]])
-        wait_for(lambda: "slowly typed" in text(out / SDIR / "page-0006.html"), "the completed line")
-        assert "Waiting for more" not in page_text(out / SDIR / "page-0006.html")
+        wait_for(lambda: "slowly typed" in text(page6), "the completed line")
+        assert "has no newline yet" not in page_text(page6)
     assert f.errors == []
 
 
