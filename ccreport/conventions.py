@@ -179,8 +179,10 @@ def system_note(m, ctx) -> str:
 _PREVIEW = 400
 
 
-def meta_row(line: int, obj: dict, size: int, ctx) -> str:
+def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
     """One bookkeeping line inside a folded group: its type, a readable gist, its size."""
+    # The group's own element carries the first line's anchor: an id appears once per page.
+    rid = f' id="L{line}"' if anchor else ""
     t = obj.get("type", "?")
     gist = ""
     if t == "summary":
@@ -200,7 +202,7 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
         if content.lstrip().startswith("<task-notification>"):
             # A background task's notification queued for the model: the same status card as in user text.
             card, _, _ = user_text(content, {}, ctx)
-            return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
+            return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
                     f'{esc(obj.get("operation", ""))} <span class="dim">({human_size(size)})</span>{card}</div>')
         gist = f'{obj.get("operation", "")} {content}'
     elif t == "pr-link":
@@ -219,12 +221,12 @@ def meta_row(line: int, obj: dict, size: int, ctx) -> str:
             # Hook output: say which hook ran (and how it ended) so it is not mistaken for a prompt.
             gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
         body = _attachment_body(att)
-        return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> '
+        return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
                 f'{esc(gist)} <span class="dim">({human_size(size)})</span>{body}</div>')
     gist = to_text(gist)
     full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")
-    return (f'<div class="metarow" id="L{line}"><span class="dim">L{line}</span> <b>{esc(t)}</b> {esc(gist[:300])}'
+    return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> {esc(gist[:300])}'
             f'<details class="raw"><summary>raw ({human_size(size)})</summary><pre>{esc(shown)}</pre></details></div>')
 
 

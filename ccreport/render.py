@@ -272,7 +272,7 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
     for line, obj, size in (p for _, p in m.blocks):
         t = obj.get("type", "?")
         counts[t] = counts.get(t, 0) + 1
-        rows.append(conventions.meta_row(line, obj, size, ctx))
+        rows.append(conventions.meta_row(line, obj, size, ctx, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
     n = len(m.blocks)
     return (f'<div class="msg meta" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '
