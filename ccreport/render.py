@@ -17,7 +17,10 @@ from .model import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
 # Media types allowed in data: URLs of an embedded (single-file) page.
-EMBED_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"}
+IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+# What a single-file export may carry as data: URLs: images only. A PDF (or anything else) in a
+# data: link is a document the reader's browser would open from an attachment: described instead.
+EMBED_TYPES = IMAGE_TYPES
 
 
 @dataclass
@@ -48,9 +51,11 @@ class RenderContext:
                 size = len(base64.b64decode(data, validate=True))
             except Exception:
                 return None, 0
-            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…).
-            media = media_type if media_type in EMBED_TYPES else "application/octet-stream"
-            return f"data:{media};base64,{data}", size
+            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…);
+            # anything else is described, not embedded.
+            if media_type not in EMBED_TYPES:
+                return None, size
+            return f"data:{media_type};base64,{data}", size
         url, size = self.blobs.save_base64(data, media_type)
         return (self.root + url if url else None), size
 
@@ -188,9 +193,16 @@ def image_html(b: dict, ctx: RenderContext) -> str:
     if src.get("type") == "base64" and isinstance(src.get("data"), str):
         media = src.get("media_type") if isinstance(src.get("media_type"), str) else "image/png"
         url, size = ctx.blob(src["data"], media)
-        if url:
+        if url and media in IMAGE_TYPES:
             return (f'<figure class="img"><img src="{esc(url)}" alt="image ({esc(media)}, {human_size(size)})" '
                     f'loading="lazy"><figcaption>{esc(media)} · {human_size(size)}</figcaption></figure>')
+        if url:
+            # Claimed to be an image, but of a type a browser should not be asked to show inline:
+            # kept as a download, never as <img> (nor as an image data: URL of another type).
+            return (f'<p class="doc">Image data of type <code>{esc(media)}</code> ({human_size(size)}): '
+                    f'<a href="{esc(url)}" download>download</a></p>')
+        if size:
+            return f'<p class="note">Image data of type <code>{esc(media)}</code> ({human_size(size)}), not embedded.</p>'
     if src.get("type") == "url" and isinstance(src.get("url"), str):
         u = src["url"]
         if safe_link(u):
@@ -210,6 +222,10 @@ def document_html(b: dict, ctx: RenderContext) -> str:
             kind = "PDF" if media == "application/pdf" else "FILE"
             return (f'<p class="doc"><span class="doc-kind">{kind}</span> <a href="{esc(url)}" download>{esc(title)}</a> '
                     f'<span class="dim">({esc(media)}, {human_size(size)}, download)</span></p>')
+        if size:
+            title = b.get("title") if isinstance(b.get("title"), str) else "document"
+            return (f'<p class="doc"><span class="doc-kind">FILE</span> {esc(title)} '
+                    f'<span class="dim">({esc(media)}, {human_size(size)}, not embedded in this file)</span></p>')
     if src.get("type") == "text" and isinstance(src.get("data"), str):
         return pre(src["data"])
     return unknown_block(b)
