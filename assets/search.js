@@ -90,7 +90,7 @@
 
   function fillProjects() {
     manifest.projects.forEach(function (p) {
-      var o = el("option", null, p.title + " (" + p.docs + ")");
+      var o = el("option", null, p.title);  // no count: the manifest is not rewritten per append
       o.value = p.dir;
       projSel.appendChild(o);
     });

@@ -59,21 +59,25 @@ def add_into(acc: dict, rec: dict) -> dict:
     return acc
 
 
-class SessionUsage:
-    """Feed the entries of one session's transcripts, main transcript first; then ``report()``."""
+class TranscriptUsage:
+    """One transcript's API responses: the ledger its share of a session report is made from.
 
-    def __init__(self) -> None:
-        self.groups: dict[str, list] = {}  # (msg id|request id) → [usage, model, day, transcript id]
-        self.main_ids: set[str] = set()
-        self.replayed = 0  # lines skipped as copies of the main conversation
-        self._tid = "main"
-        self._main = True
+    A row per response group, in first-seen order: ``[mid, rid, usage, model, day, lines, last]``
+    (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group, ``last`` = the line
+    number of its last one; a line without ``message.id`` is its own group). The ledger depends on
+    this transcript's lines only, so the build keeps it beside the site
+    (``.ccreport/usage/<project>/<session>/<transcript>.json``) and resumes it when the file
+    grows: lines re-read from the last page's first line are recognised (line number ≤ the
+    group's ``last``) and not counted twice. The cross-transcript rules (replays, one count per
+    response in the session) are applied when ledgers are merged (``merge_ledgers``).
+    """
 
-    def start(self, transcript_id: str, kind: str) -> None:
-        self._tid = transcript_id
-        self._main = kind == "main"
+    def __init__(self, rows: list | None = None) -> None:
+        self.groups: dict[tuple, list] = {}
+        for r in rows or []:
+            self.groups[_key(r[0], r[1], r[6])] = r
 
-    def feed(self, obj: dict | None) -> None:
+    def feed(self, obj: dict | None, line: int) -> None:
         if not isinstance(obj, dict) or obj.get("type") != "assistant":
             return
         msg = obj.get("message")
@@ -83,46 +87,106 @@ class SessionUsage:
         if usage is None:
             return
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
-        if mid and self._main:
-            self.main_ids.add(mid)
-        elif mid and mid in self.main_ids:
-            self.replayed += 1
-            return
         rid = obj.get("requestId") if isinstance(obj.get("requestId"), str) else ""
-        key = f"{mid or id(obj)}|{rid}"
-        model = msg.get("model") if isinstance(msg.get("model"), str) else None
-        ts = obj.get("timestamp")
-        day = ts[:10] if isinstance(ts, str) and len(ts) >= 10 else "unknown"
+        key = _key(mid, rid, line)
         g = self.groups.get(key)
         if g is None:
-            self.groups[key] = [usage, model, day, self._tid]
-        elif _total(usage) > _total(g[0]):
-            g[0] = usage
+            model = msg.get("model") if isinstance(msg.get("model"), str) else None
+            ts = obj.get("timestamp")
+            day = ts[:10] if isinstance(ts, str) and len(ts) >= 10 else "unknown"
+            self.groups[key] = [mid, rid, [usage.get(k, 0) for k in FIELDS], model, day, 1, line]
+            return
+        if line <= g[6]:
+            return  # counted before this incremental run re-read it
+        g[5] += 1
+        g[6] = line
+        if _total(usage) > sum(g[2][: len(USAGE_KEYS)]):
+            g[2] = [usage.get(k, 0) for k in FIELDS]
+
+    def tap(self, entries: Iterable):
+        """Pass ``entries`` through (to the renderer), feeding each one on the way."""
+        for e in entries:
+            self.feed(e.obj, e.line)
+            yield e
+
+    def rows(self) -> list:
+        return list(self.groups.values())
+
+
+def _key(mid: str | None, rid: str, line: int) -> tuple:
+    return (mid, rid) if mid else ("#", line)
+
+
+def merge_ledgers(ledgers: Iterable[tuple[str, str, list]]) -> dict:
+    """The session report from its transcripts' ledger rows: ``(transcript id, kind, rows)``, in
+    session order. The main transcript's message ids are collected first (a line elsewhere with
+    one of them is a replayed copy); a response seen in several transcripts counts once, for the
+    first one, with its largest usage. Same result as feeding every line to SessionUsage."""
+    ledgers = list(ledgers)
+    main_ids = {r[0] for _, kind, rows in ledgers if kind == "main" for r in rows if r[0]}
+    groups: dict[tuple, list] = {}
+    replayed = 0
+    for tid, kind, rows in ledgers:
+        main = kind == "main"
+        for mid, rid, u, model, day, lines, last in rows:
+            if not main and mid and mid in main_ids:
+                replayed += lines
+                continue
+            key = (mid, rid) if mid else (tid, last)
+            usage = dict(zip(FIELDS, u))
+            g = groups.get(key)
+            if g is None:
+                groups[key] = [usage, model, day, tid]
+            elif _total(usage) > _total(g[0]):
+                g[0] = usage
+    return _report(groups.values(), replayed)
+
+
+class SessionUsage:
+    """Feed the entries of one session's transcripts, main transcript first; then ``report()``."""
+
+    def __init__(self) -> None:
+        self.ledgers: list[tuple[str, str, TranscriptUsage]] = []
+        self._lines = 0  # line numbers for feed() calls that give none
+
+    def start(self, transcript_id: str, kind: str) -> None:
+        self.ledgers.append((transcript_id, kind, TranscriptUsage()))
+        self._lines = 0
+
+    def feed(self, obj: dict | None, line: int | None = None) -> None:
+        if not self.ledgers:
+            self.start("main", "main")
+        self._lines += 1
+        self.ledgers[-1][2].feed(obj, line if line is not None else self._lines)
 
     def feed_all(self, entries: Iterable) -> None:
         for e in entries:
-            self.feed(e.obj)
+            self.feed(e.obj, e.line)
 
     def report(self) -> dict:
         """{"total", "by_model", "by_day", "by_transcript", "replayed_lines", "unpriced_models"}."""
-        total, by_model, by_day, by_tr = empty(), {}, {}, {}
-        unpriced: list[str] = []
-        for usage, model, day, tid in self.groups.values():
-            rec = dict(usage, responses=1)
-            c = cost(model, usage)
-            if c is None:
-                rec["unpriced_tokens"] = _total(usage)
-                name = model or "(no model)"
-                if name not in unpriced:
-                    unpriced.append(name)
-            else:
-                rec["cost"] = c
-            add_into(total, rec)
-            add_into(by_model.setdefault(model or "(no model)", empty()), rec)
-            add_into(by_day.setdefault(day, empty()), rec)
-            add_into(by_tr.setdefault(tid, empty()), rec)
-        return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
-                "by_transcript": by_tr, "replayed_lines": self.replayed, "unpriced_models": sorted(unpriced)}
+        return merge_ledgers((tid, kind, led.rows()) for tid, kind, led in self.ledgers)
+
+
+def _report(groups: Iterable[list], replayed: int) -> dict:
+    total, by_model, by_day, by_tr = empty(), {}, {}, {}
+    unpriced: list[str] = []
+    for usage, model, day, tid in groups:
+        rec = dict(usage, responses=1)
+        c = cost(model, usage)
+        if c is None:
+            rec["unpriced_tokens"] = _total(usage)
+            name = model or "(no model)"
+            if name not in unpriced:
+                unpriced.append(name)
+        else:
+            rec["cost"] = c
+        add_into(total, rec)
+        add_into(by_model.setdefault(model or "(no model)", empty()), rec)
+        add_into(by_day.setdefault(day, empty()), rec)
+        add_into(by_tr.setdefault(tid, empty()), rec)
+    return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
+            "by_transcript": by_tr, "replayed_lines": replayed, "unpriced_models": sorted(unpriced)}
 
 
 def merge_reports(reports: Iterable[dict]) -> dict:
