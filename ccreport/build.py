@@ -121,10 +121,10 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                "hashes": {}, "agent_refs": {}, "agent_keys": []}
     start_no, start_line, start_offset, carry = 1, 1, 0, None
     ledger_rel = search.ledger_path(s.project.dir_name, s.id, t.id)
-    rows = _ledger_rows(out / ledger_rel) if resume else None
-    if rows is None:
+    saved = _ledger(out / ledger_rel) if resume else None
+    if saved is None:
         resume = None  # no usage ledger to continue (deleted?): read from line 1, same pages
-    ledger = TranscriptUsage(rows)
+    ledger = saved or TranscriptUsage()
     if resume and resume.get("pages") and resume.get("carry_last") is not None:
         start_no, start_line, start_offset = resume["pages"][-1]
         carry = _copy(resume["carry_last"])
@@ -160,10 +160,9 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     except OSError as exc:
         summary["error"] = f"cannot read {t.path}: {exc.strerror or exc}"
     summary["agent_keys"] = sorted(keys)
-    rows = ledger.rows()
-    writer.write(ledger_rel, orjson.dumps(rows))
+    writer.write(ledger_rel, orjson.dumps(ledger.to_json()))
     if ledgers is not None:
-        ledgers[t.id] = rows
+        ledgers[t.id] = ledger
     c = builder.carry
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
@@ -177,14 +176,14 @@ def _copy(data):
     return orjson.loads(orjson.dumps(data))
 
 
-def _ledger_rows(path: Path) -> list | None:
+def _ledger(path: Path) -> TranscriptUsage | None:
     """A transcript's saved usage ledger (None when missing or unreadable: a resumed read would
     then miss the lines before its last page, so render_transcript reads from line 1 instead)."""
     try:
-        rows = orjson.loads(path.read_bytes())
+        data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-    return rows if isinstance(rows, list) else None
+    return TranscriptUsage(data) if isinstance(data, dict) else None
 
 
 # Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
@@ -350,7 +349,7 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         plans, agent_calls = session_plans(s, old, out)
     results = []
     new_ts = {}
-    ledgers: dict[str, list] = {}  # transcript id → usage ledger rows, of those read this time
+    ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
     pdir = s.project.dir_name
     for t in s.transcripts:
         mode = plans[t.id]
@@ -388,10 +387,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         # from their files (small next to the transcripts: one row per API response).
         parts = []
         for t in s.transcripts:
-            rows = ledgers.get(t.id)
-            if rows is None:
-                rows = _ledger_rows(out / search.ledger_path(pdir, s.id, t.id)) or []
-            parts.append((t.id, t.kind, rows))
+            led = ledgers.get(t.id) or _ledger(out / search.ledger_path(pdir, s.id, t.id)) or TranscriptUsage()
+            parts.append((t.id, t.kind, led))
         info["usage_report"] = merge_ledgers(parts)
     else:
         info["usage_report"] = old_report
