@@ -27,9 +27,9 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
-from typing import Any
 
 from .home import Catalog, Session
 from .jsonl import Reader
@@ -136,11 +136,11 @@ def part_name(no: int) -> str:
 
 
 def write_page_part(writer: Writer, project: str, session_id: str, transcript_id: str, no: int,
-                    docs: list, skipped: int) -> None:
-    """One rendered page's documents: written with the page, so an append re-indexes only the
-    pages it re-renders (the bundle step then concatenates the parts)."""
-    data = {"docs": docs, "skipped": skipped}
-    writer.write(f"{part_dir(project, session_id, transcript_id)}/{part_name(no)}", orjson.dumps(data))
+                    docs: list, skipped: int = 0) -> None:
+    """One rendered page's documents (a JSON array of [kind, url, time, text]): written with the
+    page, so an append re-indexes only the pages it re-renders. The bundle step splices these
+    bytes as they are (no parsing), which keeps it to a read and a write of the project's index."""
+    writer.write(f"{part_dir(project, session_id, transcript_id)}/{part_name(no)}", orjson.dumps(docs))
 
 
 def ledger_path(project: str, session_id: str, transcript_id: str) -> str:
@@ -172,11 +172,13 @@ def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: W
     return read_session(s, page_size)[1]
 
 
-def _read_json(path: Path) -> Any:
+def _read_part(path: Path) -> bytes | None:
+    """A page part's bytes, when they look like what write_page_part writes (an array)."""
     try:
-        return orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        raw = path.read_bytes()
+    except OSError:
         return None
+    return raw if raw.startswith(b"[") and raw.endswith(b"]") else None
 
 
 def remove_tree(out: Path, rel: str) -> None:
@@ -229,7 +231,7 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
         projects_manifest.append({"dir": p.dir_name, "title": title, "file": rel})
         if only is not None and p.dir_name not in only:
             continue
-        index, docs = [], []
+        index, pages = [], []
         for sid in sorted(p.sessions):
             st = sessions.get((p.dir_name, sid))
             if not st or sid not in rows:
@@ -240,11 +242,13 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
             for tid, t in st.get("transcripts", {}).items():
                 d = out / part_dir(p.dir_name, sid, tid)
                 for page in t.get("pages", []):
-                    part = _read_json(d / part_name(page[0]))
-                    if part:
-                        docs.extend([idx] + doc for doc in part["docs"])
-        data = {"project": p.dir_name, "title": title, "sessions": index, "docs": docs}
-        writer.write(rel, b"ccreportSearch.add(" + orjson.dumps(data) + b");\n")
+                    raw = _read_part(d / part_name(page[0]))
+                    if raw and raw != b"[]":
+                        pages.append(b"[%d,%s]" % (idx, raw))
+        # {"project", "title", "sessions": [[id, title, url, first time]], "pages": [[session
+        # index, [[kind, url, time, text], ...]], ...]}: the parts go in as written.
+        head = orjson.dumps({"project": p.dir_name, "title": title, "sessions": index})
+        writer.write(rel, b"ccreportSearch.add(" + head[:-1] + b',"pages":[' + b",".join(pages) + b"]});\n")
     # Only what changes when projects come and go: an append must not rewrite it.
     manifest = "ccreportSearch.manifest(" + json.dumps({"projects": projects_manifest}, ensure_ascii=False,
                                                          separators=(",", ":")) + ");\n"

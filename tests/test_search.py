@@ -18,7 +18,11 @@ def _bundle(site, project):
     raw = (site / "search" / f"{project}.js").read_text(encoding="utf-8")
     m = re.fullmatch(r"ccreportSearch\.add\((.*)\);\n", raw, re.S)
     assert m, "a bundle is one ccreportSearch.add(...) call"
-    return json.loads(m.group(1))
+    data = json.loads(m.group(1))
+    # Documents come grouped by page ([session index, [doc, ...]]); flattened here as
+    # [session index, kind, url, time, text] for the checks.
+    data["docs"] = [[idx] + d for idx, docs in data["pages"] for d in docs]
+    return data
 
 
 def _home(tmp_path, result_text):
@@ -41,7 +45,7 @@ def test_parts_and_bundle(tmp_path, build_site):
     build_site(_home(tmp_path, "found narwhal.txt"), out)
     # One part per rendered page (state beside the site), bundled per project.
     part = json.loads((out / ".ccreport/search/-home-u-proj/s1/main/0001.json").read_text())
-    assert part["skipped"] == 0 and any("zebra" in d[3] for d in part["docs"])
+    assert any("zebra" in d[3] for d in part)
     b = _bundle(out, "-home-u-proj")
     assert b["sessions"][0][0] == "s1" and b["sessions"][0][2] == "p/-home-u-proj/s1/"
     docs = {d[1]: [] for d in b["docs"]}
