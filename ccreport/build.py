@@ -111,7 +111,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     Search and usage come from the same read: each written page's documents go to a part file
     (search.write_page_part) and every entry feeds the transcript's usage ledger
     (usage.TranscriptUsage, resumed from its file when ``resume`` is given), which is written at
-    the end and also put in ``ledgers`` (transcript id → rows) for the session report.
+    the end and also put in ``ledgers`` (transcript id → ledger) for the session report.
     """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -384,7 +384,7 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     old_report = ((old or {}).get("info") or {}).get("usage_report")
     if changed or old_report is None:
         # Usage (usage.py): merge the transcripts' ledgers; those not read this time are loaded
-        # from their files (small next to the transcripts: one row per API response).
+        # from their files (one row per API response; only the main one's sums and ids are used).
         parts = []
         for t in s.transcripts:
             led = ledgers.get(t.id) or _ledger(out / search.ledger_path(pdir, s.id, t.id)) or TranscriptUsage()
