@@ -70,9 +70,12 @@
   function take(dir) {
     if (ranges[dir]) return;
     var b = bundles[dir], start = docs.length;
-    for (var i = 0; i < b.docs.length; i++) {
-      var d = b.docs[i]; // [session index, kind, url suffix, time, text]
-      docs.push({ p: dir, s: b.sessions[d[0]], k: d[1], u: d[2], ts: d[3], text: d[4] });
+    for (var i = 0; i < b.pages.length; i++) {
+      var g = b.pages[i], s = b.sessions[g[0]], list = g[1]; // [session index, [[kind, url suffix, time, text], ...]]
+      for (var j = 0; j < list.length; j++) {
+        var d = list[j];
+        docs.push({ p: dir, s: s, k: d[0], u: d[1], ts: d[2], text: d[3] });
+      }
     }
     ranges[dir] = [start, docs.length];
     delete bundles[dir];
@@ -90,7 +93,7 @@
 
   function fillProjects() {
     manifest.projects.forEach(function (p) {
-      var o = el("option", null, p.title + " (" + p.docs + ")");
+      var o = el("option", null, p.title);  // no count: the manifest is not rewritten per append
       o.value = p.dir;
       projSel.appendChild(o);
     });

@@ -30,8 +30,9 @@ from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
 from .resources import asset_files, asset_names, env, fingerprint
 from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash, render_options
-from .search import bundle, collect_session
-from .usage import session_cost as usage_fmt_cost, view as usage_view
+from . import search
+from .search import bundle
+from .usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost, view as usage_view
 from .write import Writer
 
 KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
@@ -114,7 +115,8 @@ def _common(root: str, title: str, crumbs, page_kind: str, source: str = "") -> 
 # --- one transcript ---------------------------------------------------------------------------
 def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts: Options,
                       agent_urls: dict, agent_calls: dict, parent_url: str | None, blobs: BlobStore,
-                      project_title: str, resume: dict | None = None, copy_tool_result=None) -> dict:
+                      project_title: str, resume: dict | None = None, copy_tool_result=None,
+                      ledgers: dict | None = None) -> dict:
     """Stream one transcript into its pages. Returns its summary (counts, pages, usage…).
 
     ``resume`` is the transcript's previous summary (state.py): reading then starts at the first
@@ -122,6 +124,11 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     they are. Besides the summary fields the indexes use, the result holds what the next
     incremental run needs: ``hashes`` (page no → sha256 of its HTML), ``agent_refs`` (sub-agent
     id → [page no, linked]) and ``agent_keys`` (agent_calls keys worth keeping).
+
+    Search and usage come from the same read: each written page's documents go to a part file
+    (search.write_page_part) and every entry feeds the transcript's usage ledger
+    (usage.TranscriptUsage, resumed from its file when ``resume`` is given), which is written at
+    the end and also put in ``ledgers`` (transcript id → ledger) for the session report.
     """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -130,6 +137,11 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                "size": t.size, "pages": [], "messages": 0, "malformed": 0, "lines": 0, "error": None, "pending": 0,
                "hashes": {}, "agent_refs": {}, "agent_keys": []}
     start_no, start_line, start_offset, carry = 1, 1, 0, None
+    ledger_rel = search.ledger_path(s.project.dir_name, s.id, t.id)
+    saved = _ledger(out / ledger_rel) if resume else None
+    if saved is None:
+        resume = None  # no usage ledger to continue (deleted?): read from line 1, same pages
+    ledger = saved or TranscriptUsage()
     if resume and resume.get("pages") and resume.get("carry_last") is not None:
         start_no, start_line, start_offset = resume["pages"][-1]
         carry = _copy(resume["carry_last"])
@@ -145,15 +157,18 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
     keys = set(summary["agent_keys"])
+    part = (s.project.dir_name, s.id, t.id)
     try:
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
             last: Page | None = None
-            for page in paginate(_with_unfinished_tail(reader, fh), builder, opts.page_size, start_no, start_line, start_offset):
+            entries = ledger.tap(_with_unfinished_tail(reader, fh))
+            for page in paginate(entries, builder, opts.page_size, start_no, start_line, start_offset):
                 last = page
                 digest = _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url,
                                      blobs, heading, crumbs, agent_line, reader.pending,
-                                     refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result)
+                                     refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result,
+                                     part=part)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
                 summary["hashes"][str(page.no)] = digest
             summary["lines"] = reader.line - 1 + (1 if reader.pending else 0)
@@ -163,6 +178,9 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     except OSError as exc:
         summary["error"] = f"cannot read {t.path}: {exc.strerror or exc}"
     summary["agent_keys"] = sorted(keys)
+    writer.write(ledger_rel, orjson.dumps(ledger.to_json()))
+    if ledgers is not None:
+        ledgers[t.id] = ledger
     c = builder.carry
     summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
@@ -176,15 +194,26 @@ def _copy(data):
     return orjson.loads(orjson.dumps(data))
 
 
+def _ledger(path: Path) -> TranscriptUsage | None:
+    """A transcript's saved usage ledger (None when missing or unreadable: a resumed read would
+    then miss the lines before its last page, so render_transcript reads from line 1 instead)."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return TranscriptUsage(data) if isinstance(data, dict) else None
+
+
 # Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
 AGENT_TOOLS = ("Task", "Agent")
 
 
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
                 heading, crumbs, agent_line, pending, refs: dict | None = None, keys: set | None = None,
-                copy_tool_result=None) -> str:
+                copy_tool_result=None, part: tuple | None = None) -> str:
     """Render and write one page; returns the sha256 of its HTML. ``refs`` collects the sub-agent
-    ids its calls name (and whether they were linked), ``keys`` the agent_calls keys to keep."""
+    ids its calls name (and whether they were linked), ``keys`` the agent_calls keys to keep.
+    ``part`` = (project dir, session id, transcript id): also write the page's search documents."""
     lines = set()
     for m in page.messages:
         lines.update(m.lines)
@@ -217,6 +246,9 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
                        overview_url=("../" if t.slug else "") + "index.html",
                        parent_link=parent_url, pending=pending)
     writer.write(f"{rel}/{page_name(page.no)}", html)
+    if part is not None:
+        docs, skipped = search.page_docs(page.messages, (f"{t.slug}/" if t.slug else "") + page_name(page.no))
+        search.write_page_part(writer, *part, page.no, docs, skipped)
     return page_hash(html)
 
 
@@ -373,6 +405,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         plans, agent_calls = session_plans(s, old, out)
     results = []
     new_ts = {}
+    ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
+    pdir = s.project.dir_name
     for t in s.transcripts:
         mode = plans[t.id]
         prev = prev_ts.get(t.id)
@@ -384,7 +418,8 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
             summary = prev
         else:
             summary = render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title,
-                                        resume=prev if mode == "grow" else None, copy_tool_result=copy)
+                                        resume=prev if mode == "grow" else None, copy_tool_result=copy,
+                                        ledgers=ledgers)
             summary.update(source=_rel_source(s, t), inode=t.inode, mtime_ns=t.mtime_ns, parent_url=parent,
                            meta=[t.agent_type, t.description])
             consumed = summary.get("offset") or 0
@@ -392,6 +427,7 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
             summary["head"] = head_hash(t.path, summary["head_len"])
             if prev and mode == "full":
                 _prune_pages(out, transcript_dir(s, t), prev, len(summary["pages"]), deleted)
+                search.prune_page_parts(out, pdir, s.id, t.id, prev.get("pages", []), len(summary["pages"]))
             if mode == "full" and summary["pages"] and summary["error"] is None:
                 # Pages left from a longer earlier file that no state remembers (state deleted,
                 # or an older site in the folder): they would show lines the file no longer has.
@@ -401,11 +437,22 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     for tid, prev in prev_ts.items():
         if tid not in new_ts:  # the transcript file is gone: so are its pages
             _prune_pages(out, session_dir(s) + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
+            search.prune_page_parts(out, pdir, s.id, tid, prev.get("pages", []), 0)
+            _remove(out / search.ledger_path(pdir, s.id, tid), [])
     changed = any(m != "same" for m in plans.values()) or set(prev_ts) != set(new_ts)
     info = session_summary(s, results)
+    old_report = ((old or {}).get("info") or {}).get("usage_report")
+    if changed or old_report is None:
+        # Usage (usage.py): merge the transcripts' ledgers; those not read this time are loaded
+        # from their files (one row per API response; only the main one's sums and ids are used).
+        parts = []
+        for t in s.transcripts:
+            led = ledgers.get(t.id) or _ledger(out / search.ledger_path(pdir, s.id, t.id)) or TranscriptUsage()
+            parts.append((t.id, t.kind, led))
+        info["usage_report"] = merge_ledgers(parts)
+    else:
+        info["usage_report"] = old_report
     if changed or not (out / session_dir(s) / "index.html").exists():
-        # --- search + usage (ccreport/search.py): the session's index part and de-duplicated usage ---
-        info["usage_report"] = collect_session(s, out, opts.page_size, info, writer)
         write_session_overview(s, info, results, writer, project_title)
     for t in s.transcripts:  # after the last write into the folders: see plan_transcript
         new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
@@ -591,6 +638,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     old_titles = {} if full_all else st.head.get("titles", {})
     writer = Writer(out)
     write_assets(writer)
+    if full_all:  # parts of the first layout (one file per session) are no longer read
+        search.remove_session_files(out)
     sessions = list(catalog.sessions())
     # Project titles are needed in page headings before any session is read: peek each project's cwd.
     old_sources = {} if full_all else st.head.get("title_sources", {})
@@ -650,10 +699,15 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     for pdir in set(st.head.get("titles", {})) - current:
         _remove(out / "p" / pdir / "index.html", res.deleted)
         _rmdir(out / "p" / pdir)
+        search.remove_project(out, pdir, res.deleted)
     missing = {p for p in current if not (out / "p" / p / "index.html").exists()}
-    if full_all or dirty or missing or res.deleted or not (out / "index.html").exists():
-        # --- search + usage: bundle the per-session parts into per-project index scripts ---
-        site_usage = bundle(out, catalog, titles, writer)
+    no_bundle = {p for p in current if not (out / search.BUNDLES / f"{p}.js").exists()}
+    if (full_all or dirty or missing or no_bundle or res.deleted or not (out / "index.html").exists()
+            or not (out / search.BUNDLES / "manifest.js").exists()):
+        # Search: the projects that changed get their script again, concatenated from the page
+        # parts the renderer wrote (search.py); usage: the session reports, from the rows.
+        site_usage = bundle(out, catalog, titles, writer, sessions=st.sessions, infos=infos_by_project,
+                            only=None if full_all else dirty | no_bundle)
         write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing,
                       usage=site_usage)
     res.written.extend(str(p) for p in writer.written)
@@ -682,6 +736,8 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
         _prune_pages(out, rel + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
     _remove(out / rel / "index.html", deleted)
     _rmdir(out / rel)
+    search.remove_tree(out, search.part_dir(key[0], key[1]))
+    search.remove_tree(out, f"{search.USAGE_PARTS}/{key[0]}/{key[1]}")
 
 
 def _run(jobs, n, stop=None):

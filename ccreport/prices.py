@@ -56,3 +56,24 @@ def cost(model: str | None, usage: dict) -> float | None:
     return (usage.get("input_tokens", 0) * inp + usage.get("output_tokens", 0) * out
             + (write - write_1h) * inp * CACHE_WRITE_5M + write_1h * inp * CACHE_WRITE_1H
             + usage.get("cache_read_input_tokens", 0) * inp * CACHE_READ) / 1_000_000
+
+
+# Costs are also kept as integers: 1e-10 dollar units. Every list price times its cache multiplier
+# is a whole number of units per token, so sums are exact and do not depend on the order they were
+# added in: an incremental build that adds and takes back a response's cost (usage.py) ends on the
+# same figure as a cold build.
+UNITS_PER_DOLLAR = 10_000_000_000
+
+
+def cost_units(model: str | None, usage: dict) -> int | None:
+    """cost() in integer units (UNITS_PER_DOLLAR), or None for a model without a known price."""
+    p = price_of(model)
+    if p is None:
+        return None
+    inp, out = p
+    per = lambda dollars_per_mtok: round(dollars_per_mtok * 10_000)  # noqa: E731 — units per token
+    write = usage.get("cache_creation_input_tokens", 0)
+    write_1h = min(usage.get("cache_write_1h", 0), write)
+    return (usage.get("input_tokens", 0) * per(inp) + usage.get("output_tokens", 0) * per(out)
+            + (write - write_1h) * per(inp * CACHE_WRITE_5M) + write_1h * per(inp * CACHE_WRITE_1H)
+            + usage.get("cache_read_input_tokens", 0) * per(inp * CACHE_READ))

@@ -8,10 +8,13 @@ Why this shape:
   injects them on demand and builds a MiniSearch index (vendored, MIT) over the documents.
 * Splitting per project keeps one page load small and lets the reader search one project without
   loading the rest.
-* Incremental builds: ``collect_session`` runs inside ``build_session`` and writes the session's
-  part (``site/.ccreport/search/<project>/<session>.json``) and its usage
-  (``site/.ccreport/usage/<project>/<session>.json``). ``bundle`` then only concatenates the parts
-  of the sessions the catalog still has — cheap, so it can run after every (incremental) build.
+* Incremental builds: the renderer (build._write_page) computes the documents of every page it
+  writes and writes them beside it as a part (``site/.ccreport/search/<project>/<session>/
+  <transcript>/<page>.json``, state, not site), so an append re-indexes only the pages it
+  re-renders and never re-reads the session. ``bundle`` then concatenates the parts of the
+  projects that changed into their scripts. The manifest holds only what changes when projects
+  come and go (not per-project counts), so an append rewrites one script, not the manifest.
+  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader).
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
 ``a`` (an answer: assistant text and thinking), ``t`` (a tool call: name, input and result). Each
@@ -22,8 +25,11 @@ characters, because the start of a tool result is what a reader remembers.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from .home import Catalog, Session
 from .jsonl import Reader
@@ -107,86 +113,175 @@ def message_docs(m: Message, prefix: str) -> list[list]:
     return docs
 
 
-def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: Writer | None = None) -> dict:
-    """Read a session once more (streaming) to write its search part and its usage part.
-
-    Pages are cut exactly as the renderer cuts them (same paginate, same page size), so every
-    document's link names the page that holds the message. Returns the session's usage report.
-    """
-    writer = writer or Writer(out)
-    usage = SessionUsage()
+def page_docs(messages, prefix: str) -> tuple[list[list], int]:
+    """The documents of one page's messages, and how many messages could not be indexed."""
     docs: list[list] = []
     skipped = 0
+    for m in messages:
+        try:
+            docs.extend(message_docs(m, prefix))
+        except Exception:  # an odd message must not cost the session its pages
+            skipped += 1
+    return docs, skipped
+
+
+def part_dir(project: str, session_id: str, transcript_id: str | None = None) -> str:
+    """Where (under the output folder) the page parts of a session / one transcript live."""
+    base = f"{PARTS}/{project}/{session_id}"
+    return base if transcript_id is None else f"{base}/{transcript_id}"
+
+
+def part_name(no: int) -> str:
+    return f"{no:04d}.json"
+
+
+def write_page_part(writer: Writer, project: str, session_id: str, transcript_id: str, no: int,
+                    docs: list, skipped: int = 0) -> None:
+    """One rendered page's documents (a JSON array of [kind, url, time, text]): written with the
+    page, so an append re-indexes only the pages it re-renders. The bundle step splices these
+    bytes as they are (no parsing), which keeps it to a read and a write of the project's index."""
+    writer.write(f"{part_dir(project, session_id, transcript_id)}/{part_name(no)}", orjson.dumps(docs))
+
+
+def ledger_path(project: str, session_id: str, transcript_id: str) -> str:
+    return f"{USAGE_PARTS}/{project}/{session_id}/{transcript_id}.json"
+
+
+def read_session(s: Session, page_size: int) -> tuple[list[list], dict]:
+    """Read a whole session (streaming) in one pass: its documents in bundle order, and its usage
+    report. Not used by the build (which collects both while it renders, page by page); kept as
+    the reference the incremental collection is checked against."""
+    usage = SessionUsage()
+    docs: list[list] = []
     for t in s.transcripts:
         usage.start(t.id, t.kind)
         sub = f"{t.slug}/" if t.slug else ""
+        led = usage.ledgers[-1][2]
         try:
             with open(t.path, "rb") as fh:
-                entries = _tap(Reader(fh), usage)
-                for page in paginate(entries, Builder(), page_size):
-                    prefix = sub + _page_name(page.no)
-                    for m in page.messages:
-                        try:
-                            docs.extend(message_docs(m, prefix))
-                        except Exception:  # an odd message must not cost the session its pages
-                            skipped += 1
+                for page in paginate(led.tap(Reader(fh)), Builder(), page_size):
+                    docs.extend(page_docs(page.messages, sub + _page_name(page.no))[0])
         except OSError:
-            continue  # the render already reported the unreadable file
-    report = usage.report()
-    rel = f"{s.project.dir_name}/{s.id}.json"
-    part = {"session": [s.id, info.get("title") or s.id, f"p/{s.project.dir_name}/{s.id}/", info.get("first_ts") or ""],
-            "docs": docs, "skipped": skipped}
-    writer.write(f"{PARTS}/{rel}", json.dumps(part, ensure_ascii=False, separators=(",", ":")))
-    writer.write(f"{USAGE_PARTS}/{rel}", json.dumps(report, separators=(",", ":")))
-    return report
+            continue
+    return docs, usage.report()
 
 
-def _tap(entries, usage: SessionUsage):
-    for e in entries:
-        usage.feed(e.obj)
-        yield e
+def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: Writer | None = None) -> dict:
+    """The session's usage report from one more full read. Kept for callers of the first
+    version; the build no longer calls it (and it writes nothing now: see read_session)."""
+    return read_session(s, page_size)[1]
 
 
-def _read_json(path: Path) -> Any:
+def _read_part(path: Path) -> bytes | None:
+    """A page part's bytes, when they look like what write_page_part writes (an array)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = path.read_bytes()
+    except OSError:
         return None
+    return raw if raw.startswith(b"[") and raw.endswith(b"]") else None
 
 
-def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None) -> dict:
-    """Concatenate the parts of every session still in the catalog into per-project scripts and
-    the manifest; sum the usage parts. Returns {"home": report, "projects": {dir: report},
-    "sessions": {dir: {id: report}}, "index_bytes": n} for the index pages and ``stats``."""
+def remove_tree(out: Path, rel: str) -> None:
+    """Delete a folder of parts (state, not site files) and everything in it."""
+    shutil.rmtree(out / rel, ignore_errors=True)
+
+
+def prune_page_parts(out: Path, project: str, session_id: str, transcript_id: str, pages: list, keep: int) -> None:
+    """Drop the parts of pages past ``keep`` (all of them, and the folder, when 0)."""
+    d = out / part_dir(project, session_id, transcript_id)
+    if keep == 0:
+        shutil.rmtree(d, ignore_errors=True)
+        return
+    for p in pages:
+        if p[0] > keep:
+            try:
+                (d / part_name(p[0])).unlink()
+            except OSError:
+                pass
+
+
+def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None, sessions: dict | None = None,
+           infos: dict | None = None, only: set | None = None) -> dict:
+    """Write the per-project search scripts (only the projects in ``only`` when given) and the
+    manifest, from the page parts; sum the session usage reports. ``sessions`` is the build
+    state's {(project, session id): state} (loaded from ``out`` when not given) and ``infos`` the
+    {project: [session row]} of the indexes; a session's row carries its usage report.
+    Returns {"home": report, "projects": {dir: report}, "sessions": {dir: {id: report}}}."""
     writer = writer or Writer(out)
+    if sessions is None:
+        from .state import State
+
+        sessions = State.load(out).sessions
+    if infos is None:
+        infos = {}
+        for (pdir, _), st in sessions.items():
+            if st.get("info"):
+                infos.setdefault(pdir, []).append(st["info"])
     projects_manifest = []
     usage_projects: dict[str, dict] = {}
     usage_sessions: dict[str, dict] = {}
-    total_bytes = 0
     for p in catalog.projects:
-        sessions, docs = [], []
-        reports = {}
-        for sid in sorted(p.sessions):
-            part = _read_json(out / PARTS / p.dir_name / f"{sid}.json")
-            if part:
-                idx = len(sessions)
-                sessions.append(part["session"])
-                docs.extend([idx] + d for d in part["docs"])
-            rep = _read_json(out / USAGE_PARTS / p.dir_name / f"{sid}.json")
-            if rep:
-                reports[sid] = rep
+        rows = {i["id"]: i for i in infos.get(p.dir_name, [])}
+        reports = {sid: rows[sid]["usage_report"] for sid in sorted(p.sessions)
+                   if sid in rows and rows[sid].get("usage_report")}
         usage_sessions[p.dir_name] = reports
         usage_projects[p.dir_name] = merge_reports(reports.values())
         title = titles.get(p.dir_name, p.dir_name)
-        data = {"project": p.dir_name, "title": title, "sessions": sessions, "docs": docs}
-        script = "ccreportSearch.add(" + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ");\n"
-        raw = script.encode("utf-8")
-        writer.write(f"{BUNDLES}/{p.dir_name}.js", raw)
-        total_bytes += len(raw)
-        projects_manifest.append({"dir": p.dir_name, "title": title, "docs": len(docs), "bytes": len(raw),
-                                  "file": f"{BUNDLES}/{p.dir_name}.js"})
+        rel = f"{BUNDLES}/{p.dir_name}.js"
+        projects_manifest.append({"dir": p.dir_name, "title": title, "file": rel})
+        if only is not None and p.dir_name not in only:
+            continue
+        index, pages = [], []
+        for sid in sorted(p.sessions):
+            st = sessions.get((p.dir_name, sid))
+            if not st or sid not in rows:
+                continue
+            info = rows[sid]
+            idx = len(index)
+            index.append([sid, info.get("title") or sid, f"p/{p.dir_name}/{sid}/", info.get("first_ts") or ""])
+            for tid, t in st.get("transcripts", {}).items():
+                d = out / part_dir(p.dir_name, sid, tid)
+                for page in t.get("pages", []):
+                    raw = _read_part(d / part_name(page[0]))
+                    if raw and raw != b"[]":
+                        pages.append(b"[%d,%s]" % (idx, raw))
+        # {"project", "title", "sessions": [[id, title, url, first time]], "pages": [[session
+        # index, [[kind, url, time, text], ...]], ...]}: the parts go in as written.
+        head = orjson.dumps({"project": p.dir_name, "title": title, "sessions": index})
+        writer.write(rel, b"ccreportSearch.add(" + head[:-1] + b',"pages":[' + b",".join(pages) + b"]});\n")
+    # Only what changes when projects come and go: an append must not rewrite it.
     manifest = "ccreportSearch.manifest(" + json.dumps({"projects": projects_manifest}, ensure_ascii=False,
                                                          separators=(",", ":")) + ");\n"
     writer.write(f"{BUNDLES}/manifest.js", manifest)
-    return {"home": merge_reports(usage_projects.values()), "projects": usage_projects, "sessions": usage_sessions,
-            "index_bytes": total_bytes + len(manifest.encode())}
+    return {"home": merge_reports(usage_projects.values()), "projects": usage_projects, "sessions": usage_sessions}
+
+
+def remove_project(out: Path, project: str, deleted: list) -> None:
+    """A project gone from the home: its search script (a site file) and its parts (state)."""
+    try:
+        (out / BUNDLES / f"{project}.js").unlink()
+        deleted.append(str(out / BUNDLES / f"{project}.js"))
+    except FileNotFoundError:
+        pass
+    shutil.rmtree(out / PARTS / project, ignore_errors=True)
+    shutil.rmtree(out / USAGE_PARTS / project, ignore_errors=True)
+
+
+def remove_session_files(out: Path) -> None:
+    """Delete the per-session parts of the first layout (``<project>/<session>.json`` directly
+    under the parts folders), left behind by a site built by an earlier version."""
+    for base in (out / PARTS, out / USAGE_PARTS):
+        try:
+            projects = list(base.iterdir())
+        except OSError:
+            continue
+        for pdir in projects:
+            try:
+                files = [f for f in pdir.iterdir() if f.suffix == ".json" and f.is_file()]
+            except OSError:
+                continue
+            for f in files:
+                try:
+                    f.unlink()
+                except OSError:
+                    pass

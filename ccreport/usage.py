@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .model import USAGE_KEYS
-from .prices import cost
+from .prices import UNITS_PER_DOLLAR, cost_units, price_of
 
 # The fields a usage record carries: the four API counters, plus the 1-hour share of cache writes.
 FIELDS = USAGE_KEYS + ("cache_write_1h",)
@@ -59,21 +59,70 @@ def add_into(acc: dict, rec: dict) -> dict:
     return acc
 
 
-class SessionUsage:
-    """Feed the entries of one session's transcripts, main transcript first; then ``report()``."""
+# A running sum is a list of ints: the FIELDS, then responses, cost units, unpriced tokens.
+NSUM = len(FIELDS) + 3
 
-    def __init__(self) -> None:
-        self.groups: dict[str, list] = {}  # (msg id|request id) → [usage, model, day, transcript id]
-        self.main_ids: set[str] = set()
-        self.replayed = 0  # lines skipped as copies of the main conversation
-        self._tid = "main"
-        self._main = True
 
-    def start(self, transcript_id: str, kind: str) -> None:
-        self._tid = transcript_id
-        self._main = kind == "main"
+def _vec(u: list, model: str | None) -> list:
+    """The running-sum contribution of one response (usage as the FIELDS list)."""
+    usage = dict(zip(FIELDS, u))
+    c = cost_units(model, usage)
+    return list(u) + [1, c or 0, sum(u[: len(USAGE_KEYS)]) if c is None else 0]
 
-    def feed(self, obj: dict | None) -> None:
+
+def _acc(acc: list, vec: list, sign: int = 1) -> None:
+    for i in range(NSUM):
+        acc[i] += sign * vec[i]
+
+
+def _rec(acc: list) -> dict:
+    """A running sum as a report record (the shape of empty())."""
+    n = len(FIELDS)
+    return dict(zip(FIELDS, acc[:n])) | {"responses": acc[n], "cost": acc[n + 1] / UNITS_PER_DOLLAR,
+                                         "unpriced_tokens": acc[n + 2]}
+
+
+class TranscriptUsage:
+    """One transcript's API responses: the ledger its share of a session report is made from.
+
+    ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day,
+    lines, last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group,
+    ``last`` = the line number of its last one; a line without ``message.id`` is its own group).
+    Beside the rows it keeps running integer sums (total, per model, per day), so its report costs
+    nothing to produce: a response whose usage grows is taken out and added again (integer cost
+    units, prices.cost_units: exact, whatever the order).
+
+    The ledger depends on this transcript's lines only, so the build keeps it beside the site
+    (``.ccreport/usage/<project>/<session>/<transcript>.json``) and resumes it when the file
+    grows: lines re-read from the last page's first line are recognised (line number ≤ the
+    group's ``last``) and not counted twice. The cross-transcript rules (replays, one count per
+    response in the session) are applied when ledgers are merged (``merge_ledgers``).
+    """
+
+    def __init__(self, data: dict | None = None) -> None:
+        self.groups: dict[tuple, list] = {}
+        self.total = [0] * NSUM
+        self.by_model: dict[str, list] = {}
+        self.by_day: dict[str, list] = {}
+        if isinstance(data, dict):
+            for r in data.get("rows") or []:
+                self.groups[_key(r[0], r[1], r[6])] = r
+            sums = data.get("sums") or {}
+            self.total = sums.get("total") or self.total
+            self.by_model = sums.get("by_model") or {}
+            self.by_day = sums.get("by_day") or {}
+
+    def to_json(self) -> dict:
+        return {"rows": list(self.groups.values()),
+                "sums": {"total": self.total, "by_model": self.by_model, "by_day": self.by_day}}
+
+    def _add(self, row: list, sign: int) -> None:
+        vec = _vec(row[2], row[3])
+        _acc(self.total, vec, sign)
+        _acc(self.by_model.setdefault(row[3] or "(no model)", [0] * NSUM), vec, sign)
+        _acc(self.by_day.setdefault(row[4], [0] * NSUM), vec, sign)
+
+    def feed(self, obj: dict | None, line: int) -> None:
         if not isinstance(obj, dict) or obj.get("type") != "assistant":
             return
         msg = obj.get("message")
@@ -83,46 +132,106 @@ class SessionUsage:
         if usage is None:
             return
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
-        if mid and self._main:
-            self.main_ids.add(mid)
-        elif mid and mid in self.main_ids:
-            self.replayed += 1
-            return
         rid = obj.get("requestId") if isinstance(obj.get("requestId"), str) else ""
-        key = f"{mid or id(obj)}|{rid}"
-        model = msg.get("model") if isinstance(msg.get("model"), str) else None
-        ts = obj.get("timestamp")
-        day = ts[:10] if isinstance(ts, str) and len(ts) >= 10 else "unknown"
+        key = _key(mid, rid, line)
         g = self.groups.get(key)
         if g is None:
-            self.groups[key] = [usage, model, day, self._tid]
-        elif _total(usage) > _total(g[0]):
-            g[0] = usage
+            model = msg.get("model") if isinstance(msg.get("model"), str) else None
+            ts = obj.get("timestamp")
+            day = ts[:10] if isinstance(ts, str) and len(ts) >= 10 else "unknown"
+            g = self.groups[key] = [mid, rid, [usage.get(k, 0) for k in FIELDS], model, day, 1, line]
+            self._add(g, 1)
+            return
+        if line <= g[6]:
+            return  # counted before this incremental run re-read it
+        g[5] += 1
+        g[6] = line
+        if _total(usage) > sum(g[2][: len(USAGE_KEYS)]):
+            self._add(g, -1)
+            g[2] = [usage.get(k, 0) for k in FIELDS]
+            self._add(g, 1)
+
+    def tap(self, entries: Iterable):
+        """Pass ``entries`` through (to the renderer), feeding each one on the way."""
+        for e in entries:
+            self.feed(e.obj, e.line)
+            yield e
+
+
+def _key(mid: str | None, rid: str, line: int) -> tuple:
+    return (mid, rid) if mid else ("#", line)
+
+
+def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
+    """The session report from its transcripts' ledgers: ``(transcript id, kind, ledger)``, in
+    session order. The main transcript's running sums are taken as they are (nothing precedes
+    it); the rows of the others are merged: a line with one of the main transcript's message ids
+    is a replayed copy, and a response seen in several of them counts once, for the first, with
+    its largest usage. Same result as feeding every line to SessionUsage; costs only the rows of
+    the non-main transcripts (and a set of the main's ids when they have any)."""
+    ledgers = list(ledgers)
+    total, by_model, by_day, by_tr = [0] * NSUM, {}, {}, {}
+    main = next((led for _, kind, led in ledgers if kind == "main"), None)
+    if main is not None and main.groups:
+        tid = next(t for t, kind, _ in ledgers if kind == "main")
+        _acc(total, main.total)
+        for m, v in main.by_model.items():
+            _acc(by_model.setdefault(m, [0] * NSUM), v)
+        for d, v in main.by_day.items():
+            _acc(by_day.setdefault(d, [0] * NSUM), v)
+        by_tr[tid] = list(main.total)
+    others = [(tid, led) for tid, kind, led in ledgers if led is not main and led.groups]
+    replayed = 0
+    if others:
+        main_ids = {r[0] for r in main.groups.values() if r[0]} if main is not None else set()
+        groups: dict[tuple, list] = {}
+        for tid, led in others:
+            for mid, rid, u, model, day, lines, last in led.groups.values():
+                if mid and mid in main_ids:
+                    replayed += lines
+                    continue
+                key = (mid, rid) if mid else (tid, last)
+                g = groups.get(key)
+                if g is None:
+                    groups[key] = [u, model, day, tid]
+                elif sum(u[: len(USAGE_KEYS)]) > sum(g[0][: len(USAGE_KEYS)]):
+                    g[0] = u
+        for u, model, day, tid in groups.values():
+            vec = _vec(u, model)
+            _acc(total, vec)
+            _acc(by_model.setdefault(model or "(no model)", [0] * NSUM), vec)
+            _acc(by_day.setdefault(day, [0] * NSUM), vec)
+            _acc(by_tr.setdefault(tid, [0] * NSUM), vec)
+    return {"total": _rec(total), "by_model": {m: _rec(v) for m, v in by_model.items()},
+            "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
+            "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,
+            "unpriced_models": sorted(m for m in by_model if price_of(None if m == "(no model)" else m) is None)}
+
+
+class SessionUsage:
+    """Feed the entries of one session's transcripts, main transcript first; then ``report()``."""
+
+    def __init__(self) -> None:
+        self.ledgers: list[tuple[str, str, TranscriptUsage]] = []
+        self._lines = 0  # line numbers for feed() calls that give none
+
+    def start(self, transcript_id: str, kind: str) -> None:
+        self.ledgers.append((transcript_id, kind, TranscriptUsage()))
+        self._lines = 0
+
+    def feed(self, obj: dict | None, line: int | None = None) -> None:
+        if not self.ledgers:
+            self.start("main", "main")
+        self._lines += 1
+        self.ledgers[-1][2].feed(obj, line if line is not None else self._lines)
 
     def feed_all(self, entries: Iterable) -> None:
         for e in entries:
-            self.feed(e.obj)
+            self.feed(e.obj, e.line)
 
     def report(self) -> dict:
         """{"total", "by_model", "by_day", "by_transcript", "replayed_lines", "unpriced_models"}."""
-        total, by_model, by_day, by_tr = empty(), {}, {}, {}
-        unpriced: list[str] = []
-        for usage, model, day, tid in self.groups.values():
-            rec = dict(usage, responses=1)
-            c = cost(model, usage)
-            if c is None:
-                rec["unpriced_tokens"] = _total(usage)
-                name = model or "(no model)"
-                if name not in unpriced:
-                    unpriced.append(name)
-            else:
-                rec["cost"] = c
-            add_into(total, rec)
-            add_into(by_model.setdefault(model or "(no model)", empty()), rec)
-            add_into(by_day.setdefault(day, empty()), rec)
-            add_into(by_tr.setdefault(tid, empty()), rec)
-        return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
-                "by_transcript": by_tr, "replayed_lines": self.replayed, "unpriced_models": sorted(unpriced)}
+        return merge_ledgers(self.ledgers)
 
 
 def merge_reports(reports: Iterable[dict]) -> dict:

@@ -42,7 +42,10 @@ def append(path: Path, entries) -> None:
 
 
 def rel_written(res, out: Path) -> set[str]:
-    return {Path(p).relative_to(out).as_posix() for p in res.written}
+    """The site files a run wrote: files under .ccreport/ are the build's state (the incremental
+    state, search page parts, usage ledgers), not pages a reader or a server sees."""
+    rels = {Path(p).relative_to(out).as_posix() for p in res.written}
+    return {r for r in rels if not r.startswith(".ccreport/")}
 
 
 def site_files(out: Path) -> dict[str, bytes]:
@@ -59,14 +62,16 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
     assert [k for k in a if a[k] != b[k]] == []
     # The state is the cold build's too (so the next run behaves the same either way), but for
     # the output folders' own mtimes.
-    sa = {p.name: _state(p) for p in (out / ".ccreport").rglob("*.json")}
-    sb = {p.name: _state(p) for p in (cold / ".ccreport").rglob("*.json")}
-    assert sa == sb
+    # Search page parts and usage ledgers included (by path: page parts share their names).
+    sa = {p.relative_to(out).as_posix(): _state(p) for p in (out / ".ccreport").rglob("*.json")}
+    sb = {p.relative_to(cold).as_posix(): _state(p) for p in (cold / ".ccreport").rglob("*.json")}
+    assert sorted(sa) == sorted(sb)
+    assert [k for k in sa if sa[k] != sb[k]] == []
 
 
 def _state(path: Path):
     data = json.loads(path.read_text())
-    for t in data.get("transcripts", {}).values():
+    for t in (data.get("transcripts", {}) if isinstance(data, dict) else {}).values():
         t.pop("dir_mtime_ns", None)
     return data
 
@@ -110,8 +115,16 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     append(main_file(home), [user("late", "one more prompt", ts="2025-06-01T11:00:00.000Z")])
     res = build(home, out, opts)
     written = rel_written(res, out)
-    assert len(written) <= 4
-    assert f"{SDIR}/page-0005.html" in written and f"{SDIR}/index.html" in written
+    # At most four HTML pages: the open page, the session overview, the project and home indexes.
+    assert len({w for w in written if w.endswith(".html")}) <= 4
+    # Plus one script: the project's search index (search/<project>.js) is a single file, made
+    # again from the page parts whenever one of the project's pages changes (the new prompt is a
+    # new search document). search/manifest.js does not change: it lists projects, not counts.
+    assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
+                       f"search/{PROJECT}.js"}
+    # The state written beside it: the re-rendered page's search part, nothing per session.
+    state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
+    assert state == {f".ccreport/search/{PROJECT}/{SID}/main/0005.json"}
     assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
     assert_same_as_cold(home, out, tmp_path, opts)
 

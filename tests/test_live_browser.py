@@ -145,10 +145,11 @@ def test_overview_pages_refresh_their_counts(ctx, tmp_path):
     running = live_server(tmp_path)
     try:
         page, _ = open_live(ctx, running, f"p/{PROJECT}/{SID}/index.html")
-        main_row = page.locator("table.list tbody tr").first
+        # The transcripts table (the usage box above it has its own table.list, of models).
+        main_row = page.locator("section.transcripts table.list tbody tr").first
         assert main_row.locator("td").nth(1).inner_text() == "7"
         append(main_file(running.home), conversation(2, start=60))
-        page.wait_for_function("() => document.querySelector('table.list tbody tr td:nth-child(2)').textContent === '11'",
+        page.wait_for_function("() => document.querySelector('section.transcripts table.list tbody tr td:nth-child(2)').textContent === '11'",
                                timeout=WAIT)
         assert page.evaluate("window.__notReloaded") is True
     finally:

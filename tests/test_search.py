@@ -18,7 +18,11 @@ def _bundle(site, project):
     raw = (site / "search" / f"{project}.js").read_text(encoding="utf-8")
     m = re.fullmatch(r"ccreportSearch\.add\((.*)\);\n", raw, re.S)
     assert m, "a bundle is one ccreportSearch.add(...) call"
-    return json.loads(m.group(1))
+    data = json.loads(m.group(1))
+    # Documents come grouped by page ([session index, [doc, ...]]); flattened here as
+    # [session index, kind, url, time, text] for the checks.
+    data["docs"] = [[idx] + d for idx, docs in data["pages"] for d in docs]
+    return data
 
 
 def _home(tmp_path, result_text):
@@ -39,9 +43,11 @@ def _home(tmp_path, result_text):
 def test_parts_and_bundle(tmp_path, build_site):
     out = tmp_path / "site"
     build_site(_home(tmp_path, "found narwhal.txt"), out)
-    part = json.loads((out / ".ccreport/search/-home-u-proj/s1.json").read_text())
-    assert part["session"][0] == "s1" and part["session"][2] == "p/-home-u-proj/s1/"
+    # One part per rendered page (state beside the site), bundled per project.
+    part = json.loads((out / ".ccreport/search/-home-u-proj/s1/main/0001.json").read_text())
+    assert any("zebra" in d[3] for d in part)
     b = _bundle(out, "-home-u-proj")
+    assert b["sessions"][0][0] == "s1" and b["sessions"][0][2] == "p/-home-u-proj/s1/"
     docs = {d[1]: [] for d in b["docs"]}
     for d in b["docs"]:
         docs[d[1]].append(d)
@@ -55,6 +61,30 @@ def test_parts_and_bundle(tmp_path, build_site):
     assert "BIGEND" not in read[4] and len(read[4]) <= CAPS["tool_input"] + CAPS["tool_result"] + 20
     manifest = (out / "search/manifest.js").read_text()
     assert '"dir":"-home-u-proj"' in manifest
+
+
+def test_incremental_parts_equal_one_full_read(tmp_path, build_site):
+    """Documents and usage collected page by page while rendering, over appends that resume at
+    the last page, equal one read of the whole session (search.read_session)."""
+    from ccreport.home import discover
+    from ccreport.search import read_session
+    from ccreport.state import State
+
+    path = tmp_path / "home/projects/-p/s3.jsonl"
+    lines = [user("u0", "first prompt")]
+    for i in range(1, 13):
+        lines.append(assistant(f"a{i}", [{"type": "text", "text": f"answer word{i}"}], mid=f"m{i}", rid=f"r{i}"))
+    home = make_home(tmp_path / "home", {"-p": {"s3.jsonl": lines[:5]}})
+    out = tmp_path / "site"
+    for k in (5, 9, 13):
+        if k > 5:
+            with open(path, "a") as fh:
+                fh.writelines(json.dumps(e) + "\n" for e in lines[k - 4:k])
+        build_site(home, out, page_size=3)
+    docs, report = read_session(discover(home).projects[0].sessions["s3"], 3)
+    assert [d[1:] for d in _bundle(out, "-p")["docs"]] == docs
+    assert State.load(out).sessions[("-p", "s3")]["info"]["usage_report"] == report
+    assert report["total"]["responses"] == 12
 
 
 def test_bundle_links_follow_pagination(tmp_path, build_site):

@@ -137,3 +137,41 @@ def test_corpus_stats_equal_builder_totals(corpus_home):
     data = json.loads(r.output)
     for k, v in tot.items():
         assert data["home"]["total"][k] == v
+
+
+def test_incremental_usage_equals_one_read(tmp_path, build_site):
+    """Usage collected while rendering, resumed from the ledgers after appends that split one API
+    response (two lines) across builds and add the replayed copy later, equals stats' one read."""
+    from ccreport.home import discover
+    from ccreport.state import State
+    from ccreport.usage import session_report
+
+    home = _home(tmp_path)
+    files = {f: f.read_bytes().splitlines(keepends=True) for f in (home / "projects").rglob("*.jsonl")}
+    for f, lines in files.items():
+        f.write_bytes(b"".join(lines[:2]))  # main: up to the first line of m1; compaction: its replay
+    out = tmp_path / "site"
+    build_site(home, out, page_size=2)
+    for f, lines in files.items():
+        f.write_bytes(b"".join(lines))
+    build_site(home, out, page_size=2)
+    got = State.load(out).sessions[("-home-u-proj", "s1")]["info"]["usage_report"]
+    want = session_report(discover(home).projects[0].sessions["s1"])
+    assert got == want
+    assert got["replayed_lines"] == 1 and got["total"]["responses"] == 5
+    assert got["total"]["cost"] == pytest.approx(EXPECTED_COST)
+
+
+def test_integer_cost_units_equal_the_dollar_cost():
+    """Sums are kept in whole 1e-10 dollar units (exact in any order): every price row and cache
+    multiplier must be a whole number of units per token, and agree with cost()."""
+    from ccreport.prices import PRICES, UNITS_PER_DOLLAR, cost_units
+
+    u = {"input_tokens": 1_234_567, "output_tokens": 89_123, "cache_creation_input_tokens": 777_777,
+         "cache_write_1h": 111_111, "cache_read_input_tokens": 9_876_543}
+    for pattern, inp, out in PRICES:
+        for per in (inp, out, inp * 1.25, inp * 2, inp * 0.1):
+            assert abs(per * 10_000 - round(per * 10_000)) < 1e-6, (pattern, per)
+        model = f"claude-{pattern}-x"
+        assert cost_units(model, u) / UNITS_PER_DOLLAR == pytest.approx(cost(model, u), rel=1e-12)
+    assert cost_units("glm-5.1", u) is None
