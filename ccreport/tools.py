@@ -142,10 +142,12 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
     rows = [f'<span class="ln">{n}</span>{s}{ln}' for n, ln in zip(numbers, lines)]
     if fold and len(rows) > FOLD_LINES + 10:
         head, rest = rows[:FOLD_LINES], rows[FOLD_LINES:]
-        return (f'<pre class="code hl num">{chr(10).join(head)}</pre>'
+        # (tabindex: a numbered block keeps its lines unwrapped and scrolls sideways; keyboard users
+        # must be able to reach and scroll it.)
+        return (f'<pre class="code hl num" tabindex="0">{chr(10).join(head)}</pre>'
                 f'<details class="more"><summary>show all {len(rows):,} lines</summary>'
-                f'<pre class="code hl num">{chr(10).join(rest)}</pre></details>{note}')
-    return f'<pre class="code hl num">{chr(10).join(rows)}</pre>{note}'
+                f'<pre class="code hl num" tabindex="0">{chr(10).join(rest)}</pre></details>{note}')
+    return f'<pre class="code hl num" tabindex="0">{chr(10).join(rows)}</pre>{note}'
 
 
 _NUMBERED = re.compile(r"^ *(\d+)(→|\t)(.*)$")
@@ -220,9 +222,9 @@ def diff_html(lines) -> str:
     if not out:
         return '<p class="dim">(no change)</p>'
     if len(out) > FOLD_LINES * 3:
-        return (f'<pre class="diff">{"".join(out[:FOLD_LINES])}</pre><details class="more"><summary>show all '
-                f'{len(out):,} diff lines</summary><pre class="diff">{"".join(out[FOLD_LINES:])}</pre></details>')
-    return f'<pre class="diff">{"".join(out)}</pre>'
+        return (f'<pre class="diff" tabindex="0">{"".join(out[:FOLD_LINES])}</pre><details class="more"><summary>show all '
+                f'{len(out):,} diff lines</summary><pre class="diff" tabindex="0">{"".join(out[FOLD_LINES:])}</pre></details>')
+    return f'<pre class="diff" tabindex="0">{"".join(out)}</pre>'
 
 
 def _diff_stat(lines) -> str:
