@@ -17,6 +17,7 @@ transcripts themselves are read by the build.
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,16 +220,17 @@ def discover(home: Path) -> Catalog:
         raise HomeError(f"cannot read {root}: {exc.strerror or exc}") from None
     problems: list[str] = []
     projects = []
+    inside = _Inside(root)
     for name in names:
         pdir = root / name
         if not pdir.is_dir():
             continue
-        if not contained(pdir, root):
+        if not inside.dir_ok(pdir):
             problems.append(f"{pdir}: symlink out of the home, skipped")
             continue
         project = Project(name, pdir)
         try:
-            _scan_project(project, root, problems)
+            _scan_project(project, inside, problems)
         except OSError as exc:
             problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
         if project.sessions:
@@ -236,19 +238,57 @@ def discover(home: Path) -> Catalog:
     return Catalog(home, projects, problems)
 
 
-def _add(t: Transcript, root: Path, problems: list[str]) -> bool:
-    if not contained(t.path, root):
-        problems.append(f"{t.path}: symlink out of the home, skipped")
-        return False
+class _Inside:
+    """Containment checks for one discovery run, at the cost of one lstat per file.
+
+    A file that is not a symlink lies inside the home exactly when its folder does; folders are
+    resolved once each and remembered. Only symlinks pay for a full resolve. (A no-change rebuild
+    of a thousand sessions runs discovery every time: resolving every path cost about half of it.)
+    """
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.real_root = root.resolve()
+        self.dirs: dict[str, bool] = {}
+
+    def dir_ok(self, folder: Path) -> bool:
+        key = str(folder)
+        ok = self.dirs.get(key)
+        if ok is None:
+            try:
+                ok = self.dirs[key] = folder.resolve().is_relative_to(self.real_root)
+            except (OSError, RuntimeError):
+                ok = self.dirs[key] = False
+        return ok
+
+    def stat(self, path: Path):
+        """The file's stat if it lies inside the home; None when it is a link out of it.
+        Raises OSError when it cannot be read."""
+        st = os.lstat(path)
+        if stat_mod.S_ISLNK(st.st_mode):
+            if not contained(path, self.root):
+                return None
+            return os.stat(path)
+        return st if self.dir_ok(path.parent) else None
+
+
+def _add(t: Transcript, inside: "_Inside", problems: list[str]) -> bool:
     try:
-        _stat_into(t)
+        st = inside.stat(t.path)
     except OSError as exc:
         problems.append(f"{t.path}: {exc.strerror or exc}")
         return False
+    if st is None:
+        problems.append(f"{t.path}: symlink out of the home, skipped")
+        return False
+    t.size, t.mtime_ns, t.inode = st.st_size, st.st_mtime_ns, st.st_ino
     return True
 
 
-def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
+def _scan_project(project: Project, inside: "_Inside | Path", problems: list[str]) -> None:
+    if isinstance(inside, Path):  # a caller with only the projects root (watch.rescan)
+        inside = _Inside(inside)
+    root = inside.root
     entries = sorted(os.scandir(project.path), key=lambda e: e.name)
     legacy_agents = []
     for e in entries:
@@ -263,12 +303,12 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
                 legacy_agents.append(Path(e.path))
             else:
                 t = Transcript("main", "main", Path(e.path))
-                if _add(t, root, problems):
+                if _add(t, inside, problems):
                     project.session(stem).main = t
         elif e.is_dir():
             sdir = Path(e.path)
             sub = sdir / "subagents"
-            if not contained(sub, root):
+            if not inside.dir_ok(sub):
                 # A session folder (or its subagents/) linked out of the home is not even listed.
                 problems.append(f"{sdir}: symlink out of the home, skipped")
                 continue
@@ -277,14 +317,14 @@ def _scan_project(project: Project, root: Path, problems: list[str]) -> None:
                     aid = f.name[len("agent-") : -len(".jsonl")]
                     t = Transcript(aid, agent_kind(aid), f, layout="subagents")
                     _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, root)
-                    if _add(t, root, problems):
+                    if _add(t, inside, problems):
                         project.session(e.name).agents.append(t)
             if (sdir / "tool-results").is_dir():
                 project.session(e.name).tool_results_dir = sdir / "tool-results"
     for f in legacy_agents:
         aid = f.name[len("agent-") : -len(".jsonl")]
         t = Transcript(aid, agent_kind(aid), f, layout="root")
-        if not _add(t, root, problems):
+        if not _add(t, inside, problems):
             continue
         sid = peek_field(f, "sessionId")
         # A legacy agent file names its parent session inside; an empty one cannot, so it is kept

@@ -136,6 +136,8 @@ def test_the_build_opens_nothing_outside_the_home_and_the_site(linked_home, tmp_
                Path(sys.base_prefix).resolve()]
     outside_reads = []
     for path in opened:
+        if path == os.devnull:
+            continue  # fastmd points the Rust renderer's panic messages there: a sink, no data
         rp = Path(path).resolve()
         if not any(rp.is_relative_to(a) for a in allowed) or rp.is_relative_to(outside.resolve()):
             outside_reads.append(path)
