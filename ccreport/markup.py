@@ -197,8 +197,27 @@ def _lexer_by_name(name: str):
         return None
 
 
+# The extensions met most in transcripts, straight to their lexer's name: pygments' own
+# filename lookup imports every lexer module on first use (about a second per process).
+_COMMON_EXT = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "jsx", ".ts": "typescript", ".tsx": "tsx", ".json": "json", ".md": "markdown",
+    ".sh": "bash", ".bash": "bash", ".zsh": "zsh", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml",
+    ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".rs": "rust", ".go": "go",
+    ".java": "java", ".kt": "kotlin", ".c": "c", ".h": "c", ".cpp": "cpp", ".cc": "cpp", ".hpp": "cpp",
+    ".rb": "ruby", ".php": "php", ".sql": "sql", ".swift": "swift", ".cs": "csharp", ".lua": "lua",
+    ".xml": "xml", ".ini": "ini", ".cfg": "ini", ".txt": "text", ".diff": "diff", ".patch": "diff",
+    ".dockerfile": "docker", ".vue": "vue", ".svelte": "html", ".r": "r", ".scala": "scala",
+}
+
+
 @lru_cache(maxsize=512)
 def _lexer_by_ext(ext: str):
+    name = _COMMON_EXT.get(ext)
+    if name is not None:
+        lx = _lexer_by_name(name)
+        if lx is not None:
+            return lx
     try:
         return get_lexer_for_filename("x" + ext, stripnl=False, ensurenl=False)
     except ClassNotFound:

@@ -22,7 +22,7 @@ SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
 # File contents (Read/Write) are the bulk of highlighting work in a cold build (pygments' Python
 # lexer runs at ~200 KB/s): past this size they keep their line numbers but are not coloured.
-CODE_HIGHLIGHT_MAX = min(HIGHLIGHT_MAX, 24_000)
+CODE_HIGHLIGHT_MAX = min(HIGHLIGHT_MAX, 4_000)  # pygments runs at ~200 KB/s: file contents past this keep line numbers, not colours
 
 
 def _s(v) -> str:
