@@ -14,14 +14,23 @@ from util import assistant, make_home, tool_result, user
 CORPUS_PHRASE = "interface confirmation before"
 
 
+def _script(site, rel, call):
+    raw = (site / rel).read_text(encoding="utf-8")
+    m = re.fullmatch(r"ccreportSearch\.%s\((.*)\);\n" % call, raw, re.S)
+    assert m, f"{rel} is one ccreportSearch.{call}(...) call"
+    return json.loads(m.group(1))
+
+
 def _bundle(site, project):
-    raw = (site / "search" / f"{project}.js").read_text(encoding="utf-8")
-    m = re.fullmatch(r"ccreportSearch\.add\((.*)\);\n", raw, re.S)
-    assert m, "a bundle is one ccreportSearch.add(...) call"
-    data = json.loads(m.group(1))
-    # Documents come grouped by page ([session index, [doc, ...]]); flattened here as
-    # [session index, kind, url, time, text] for the checks.
-    data["docs"] = [[idx] + d for idx, docs in data["pages"] for d in docs]
+    data = _script(site, f"search/{project}.js", "add")
+    # The loader lists the chunk scripts; their documents come grouped by page. Flattened here
+    # as [session index, kind, url, time, text] for the checks, in the loader's order.
+    ids = [s[0] for s in data["sessions"]]
+    data["docs"] = []
+    for rel in data["chunks"]:
+        chunk = _script(site, rel, "chunk")
+        assert chunk["file"] == rel
+        data["docs"].extend([ids.index(chunk["session"])] + d for docs in chunk["pages"] for d in docs)
     return data
 
 
