@@ -321,7 +321,10 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
                     crel = f"{sdir}/{tid}/{name}.js"
                     files.add(f"{tid}/{name}.js")
                     chunks.append(crel)
-                    if not (out / crel).exists():  # named by its pages' hashes: present = up to date
+                    # Named by its pages' HTML hashes: present = up to date, except after a full
+                    # build (new code may index the same pages differently; identical bytes are
+                    # not rewritten by the writer).
+                    if rendered is None or not (out / crel).exists():
                         writer.write(crel, _chunk_script(crel, sid, _parts(d, nos)))
                 tail_parts.append((d, rest))
             trel = f"{sdir}/tail.js"
