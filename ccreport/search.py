@@ -4,16 +4,18 @@ Why this shape:
 
 * The browser blocks ``fetch``/module loads from ``file://``, but a classic ``<script src>`` works.
   So every project's index is a script, ``site/search/<project dir>.js``, that hands its data to
-  ``ccreportSearch.add(...)``; ``site/search/manifest.js`` lists the projects. ``assets/search.js``
+  ``ccreportSearch.add(...)`` and names its chunk scripts (``ccreportSearch.chunk(...)``); ``site/search/manifest.js`` lists the projects. ``assets/search.js``
   injects them on demand and builds a MiniSearch index (vendored, MIT) over the documents.
 * Splitting per project keeps one page load small and lets the reader search one project without
   loading the rest.
 * Incremental builds: the renderer (build._write_page) computes the documents of every page it
   writes and writes them beside it as a part (``site/.ccreport/search/<project>/<session>/
   <transcript>/<page>.json``, state, not site), so an append re-indexes only the pages it
-  re-renders and never re-reads the session. ``bundle`` then concatenates the parts of the
-  projects that changed into their scripts. The manifest holds only what changes when projects
-  come and go (not per-project counts), so an append rewrites one script, not the manifest.
+  re-renders and never re-reads the session. ``bundle`` then splices the parts into chunk
+  scripts: closed pages (which never change) CHUNK_PAGES at a time, written once; the open pages
+  in a small per-session tail. ``search/<project>.js`` only lists sessions and chunks, and the
+  manifest only projects, so an append rewrites one tail of at most CHUNK_PAGES pages, whatever
+  the session's size.
   Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader).
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
