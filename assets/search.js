@@ -1,6 +1,7 @@
 // ccreport search: an offline full-text search over the whole archive, working from file://.
 // The index is per project: search/<project>.js scripts that call ccreportSearch.add(data), listed
-// by search/manifest.js. They are injected as classic <script> elements on first use (fetch and
+// by search/manifest.js; each names the chunk scripts (search/<project>/<session>/...) that hold
+// the pages' documents and call ccreportSearch.chunk(data). They are injected as classic <script> elements on first use (fetch and
 // modules are blocked from file://) and indexed with the vendored MiniSearch. Results are built with
 // DOM APIs and textContent only: transcript text never becomes markup.
 (function () {
@@ -36,12 +37,36 @@
       var w = manifestWaiters; manifestWaiters = [];
       w.forEach(function (f) { f(); });
     },
+    // A project's loader: its sessions and the chunk scripts that hold its pages. The project
+    // counts as loaded once every chunk has called back.
     add: function (data) {
       bundles[data.project] = data;
-      var w = bundleWaiters[data.project] || []; delete bundleWaiters[data.project];
-      w.forEach(function (f) { f(); });
+      data.pending = data.chunks.length;
+      data.byFile = {};
+      if (!data.pending) return loaded(data.project);
+      data.chunks.forEach(function (file) {
+        chunkOwner[file] = data.project;
+        inject(root + file, function () { fail(data.project); });
+      });
+    },
+    chunk: function (c) {
+      var b = bundles[chunkOwner[c.file]];
+      if (!b || b.byFile[c.file]) return;
+      b.byFile[c.file] = c;
+      if (--b.pending === 0) loaded(b.project);
     }
   };
+  var chunkOwner = {};  // chunk file → project
+
+  function loaded(dir) {
+    var w = bundleWaiters[dir] || []; delete bundleWaiters[dir];
+    w.forEach(function (f) { f[0](); });
+  }
+
+  function fail(dir) {
+    var w = bundleWaiters[dir] || []; delete bundleWaiters[dir];
+    w.forEach(function (f) { f[1](); });
+  }
 
   function needMiniSearch(done, fail) {
     if (window.MiniSearch) return done();
@@ -60,21 +85,25 @@
     if (manifestWaiters.length === 1) inject(form.getAttribute("data-manifest"), fail);
   }
 
-  function needBundle(p, done, fail) {
-    if (bundles[p.dir]) return done();
-    (bundleWaiters[p.dir] = bundleWaiters[p.dir] || []).push(done);
-    if (bundleWaiters[p.dir].length === 1) inject(root + p.file, fail);
+  function needBundle(p, done, failed) {
+    if (bundles[p.dir] && !bundles[p.dir].pending) return done();
+    (bundleWaiters[p.dir] = bundleWaiters[p.dir] || []).push([done, failed]);
+    if (bundleWaiters[p.dir].length === 1 && !bundles[p.dir]) inject(root + p.file, function () { fail(p.dir); });
   }
 
   // A loaded bundle becomes plain document objects (ids are global positions in docs).
   function take(dir) {
     if (ranges[dir]) return;
-    var b = bundles[dir], start = docs.length;
-    for (var i = 0; i < b.pages.length; i++) {
-      var g = b.pages[i], s = b.sessions[g[0]], list = g[1]; // [session index, [[kind, url suffix, time, text], ...]]
-      for (var j = 0; j < list.length; j++) {
-        var d = list[j];
-        docs.push({ p: dir, s: s, k: d[0], u: d[1], ts: d[2], text: d[3] });
+    var b = bundles[dir], start = docs.length, sessions = {};
+    b.sessions.forEach(function (s) { sessions[s[0]] = s; });  // [id, title, url, first time]
+    for (var c = 0; c < b.chunks.length; c++) {  // the loader's order, not the arrival order
+      var ch = b.byFile[b.chunks[c]], s = sessions[ch.session];
+      for (var i = 0; i < ch.pages.length; i++) {
+        var list = ch.pages[i]; // [[kind, url suffix, time, text], ...]
+        for (var j = 0; j < list.length; j++) {
+          var d = list[j];
+          docs.push({ p: dir, s: s, k: d[0], u: d[1], ts: d[2], text: d[3] });
+        }
       }
     }
     ranges[dir] = [start, docs.length];

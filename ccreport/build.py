@@ -707,7 +707,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         # Search: the projects that changed get their script again, concatenated from the page
         # parts the renderer wrote (search.py); usage: the session reports, from the rows.
         site_usage = bundle(out, catalog, titles, writer, sessions=st.sessions, infos=infos_by_project,
-                            only=None if full_all else dirty | no_bundle)
+                            only=None if full_all else dirty | no_bundle,
+                            rendered=None if full_all else {(j[0].project.dir_name, j[0].id) for j in jobs})
         write_indexes(catalog, infos_by_project, writer, titles, only=None if full_all else dirty | missing,
                       usage=site_usage)
     res.written.extend(str(p) for p in writer.written)

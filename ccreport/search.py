@@ -4,16 +4,18 @@ Why this shape:
 
 * The browser blocks ``fetch``/module loads from ``file://``, but a classic ``<script src>`` works.
   So every project's index is a script, ``site/search/<project dir>.js``, that hands its data to
-  ``ccreportSearch.add(...)``; ``site/search/manifest.js`` lists the projects. ``assets/search.js``
+  ``ccreportSearch.add(...)`` and names its chunk scripts (``ccreportSearch.chunk(...)``); ``site/search/manifest.js`` lists the projects. ``assets/search.js``
   injects them on demand and builds a MiniSearch index (vendored, MIT) over the documents.
 * Splitting per project keeps one page load small and lets the reader search one project without
   loading the rest.
 * Incremental builds: the renderer (build._write_page) computes the documents of every page it
   writes and writes them beside it as a part (``site/.ccreport/search/<project>/<session>/
   <transcript>/<page>.json``, state, not site), so an append re-indexes only the pages it
-  re-renders and never re-reads the session. ``bundle`` then concatenates the parts of the
-  projects that changed into their scripts. The manifest holds only what changes when projects
-  come and go (not per-project counts), so an append rewrites one script, not the manifest.
+  re-renders and never re-reads the session. ``bundle`` then splices the parts into chunk
+  scripts: closed pages (which never change) CHUNK_PAGES at a time, written once; the open pages
+  in a small per-session tail. ``search/<project>.js`` only lists sessions and chunks, and the
+  manifest only projects, so an append rewrites one tail of at most CHUNK_PAGES pages, whatever
+  the session's size.
   Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader).
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
@@ -24,6 +26,7 @@ characters, because the start of a tool result is what a reader remembers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -200,12 +203,83 @@ def prune_page_parts(out: Path, project: str, session_id: str, transcript_id: st
                 pass
 
 
+# Closed pages per chunk script. A transcript's closed pages never change, so each full group of
+# CHUNK_PAGES of them is written once, under a name made from its pages' HTML hashes; the pages
+# still open go in the session's small tail script, the only one an append rewrites.
+CHUNK_PAGES = 20
+CHUNK_FORMAT = "1"  # part of every chunk name: a new chunk layout gets new names, not stale files
+
+
+def _chunks(t: dict) -> tuple[list[tuple[str, list[int]]], list[int]]:
+    """A transcript's full chunks as [(name, page numbers)] and the page numbers left for the tail.
+    The last page may still grow; a chunk is full when CHUNK_PAGES pages before it are closed."""
+    nos = [p[0] for p in t.get("pages", [])]
+    hashes = t.get("hashes", {})
+    full = []
+    closed = len(nos) - 1
+    k = 0
+    while (k + 1) * CHUNK_PAGES <= closed:
+        group = nos[k * CHUNK_PAGES:(k + 1) * CHUNK_PAGES]
+        hs = [hashes.get(str(n)) for n in group]
+        if not all(isinstance(h, str) for h in hs):
+            break  # no hash to name it by: these pages stay in the tail
+        digest = hashlib.sha1((CHUNK_FORMAT + ":" + ",".join(hs)).encode()).hexdigest()[:12]
+        full.append((f"{k + 1:04d}-{digest}", group))
+        k += 1
+    return full, nos[k * CHUNK_PAGES:]
+
+
+def _chunk_script(rel: str, sid: str, parts: list[bytes]) -> bytes:
+    # {"file", "session", "pages": [[[kind, url, time, text], ...] per page]}: parts go in as written.
+    head = orjson.dumps({"file": rel, "session": sid})
+    return b"ccreportSearch.chunk(" + head[:-1] + b',"pages":[' + b",".join(parts) + b"]});\n"
+
+
+def _parts(d: Path, nos: list[int]) -> list[bytes]:
+    out = []
+    for no in nos:
+        raw = _read_part(d / part_name(no))
+        if raw and raw != b"[]":
+            out.append(raw)
+    return out
+
+
+def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -> None:
+    """Delete the chunk scripts under ``base`` (search/<project>/) no longer listed: whole session
+    folders that are gone, and (in the sessions re-rendered, or all when ``rendered`` is None)
+    stale chunks and folders of vanished transcripts."""
+    try:
+        sdirs = list(base.iterdir())
+    except OSError:
+        return
+    for sd in sdirs:
+        files = keep.get(sd.name)
+        if files is None:
+            shutil.rmtree(sd, ignore_errors=True) if sd.is_dir() else sd.unlink(missing_ok=True)
+            continue
+        if rendered is not None and sd.name not in rendered:
+            continue
+        for f in sorted(sd.rglob("*"), reverse=True):  # files before their folders
+            rel = f.relative_to(sd).as_posix()
+            if f.is_dir():
+                if not any(k.startswith(rel + "/") for k in files):
+                    shutil.rmtree(f, ignore_errors=True)
+            elif rel not in files:
+                f.unlink(missing_ok=True)
+
+
 def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None, sessions: dict | None = None,
-           infos: dict | None = None, only: set | None = None) -> dict:
+           infos: dict | None = None, only: set | None = None, rendered: set | None = None) -> dict:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
     manifest, from the page parts; sum the session usage reports. ``sessions`` is the build
     state's {(project, session id): state} (loaded from ``out`` when not given) and ``infos`` the
     {project: [session row]} of the indexes; a session's row carries its usage report.
+    ``rendered``: the (project, session id) re-rendered by this build; the tails of the others
+    are kept as they are when present (None: all are made again).
+
+    Per project: ``search/<project>.js`` lists the sessions and the chunk scripts (it changes only
+    when a chunk or session comes or goes); ``search/<project>/<session>/<transcript>/NNNN-<hash>.js``
+    holds CHUNK_PAGES closed pages (written once); ``search/<project>/<session>/tail.js`` the rest.
     Returns {"home": report, "projects": {dir: report}, "sessions": {dir: {id: report}}}."""
     writer = writer or Writer(out)
     if sessions is None:
@@ -231,24 +305,40 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
         projects_manifest.append({"dir": p.dir_name, "title": title, "file": rel})
         if only is not None and p.dir_name not in only:
             continue
-        index, pages = [], []
+        index, chunks = [], []
+        keep: dict[str, set[str]] = {}
         for sid in sorted(p.sessions):
             st = sessions.get((p.dir_name, sid))
             if not st or sid not in rows:
                 continue
             info = rows[sid]
-            idx = len(index)
             index.append([sid, info.get("title") or sid, f"p/{p.dir_name}/{sid}/", info.get("first_ts") or ""])
+            sdir = f"{BUNDLES}/{p.dir_name}/{sid}"
+            files = keep.setdefault(sid, set())
+            tail_parts = []
             for tid, t in st.get("transcripts", {}).items():
                 d = out / part_dir(p.dir_name, sid, tid)
-                for page in t.get("pages", []):
-                    raw = _read_part(d / part_name(page[0]))
-                    if raw and raw != b"[]":
-                        pages.append(b"[%d,%s]" % (idx, raw))
-        # {"project", "title", "sessions": [[id, title, url, first time]], "pages": [[session
-        # index, [[kind, url, time, text], ...]], ...]}: the parts go in as written.
-        head = orjson.dumps({"project": p.dir_name, "title": title, "sessions": index})
-        writer.write(rel, b"ccreportSearch.add(" + head[:-1] + b',"pages":[' + b",".join(pages) + b"]});\n")
+                full, rest = _chunks(t)
+                for name, nos in full:
+                    crel = f"{sdir}/{tid}/{name}.js"
+                    files.add(f"{tid}/{name}.js")
+                    chunks.append(crel)
+                    # Named by its pages' HTML hashes: present = up to date, except after a full
+                    # build (new code may index the same pages differently; identical bytes are
+                    # not rewritten by the writer).
+                    if rendered is None or not (out / crel).exists():
+                        writer.write(crel, _chunk_script(crel, sid, _parts(d, nos)))
+                tail_parts.append((d, rest))
+            trel = f"{sdir}/tail.js"
+            files.add("tail.js")
+            chunks.append(trel)
+            if rendered is None or (p.dir_name, sid) in rendered or not (out / trel).exists():
+                writer.write(trel, _chunk_script(trel, sid, [raw for d, nos in tail_parts for raw in _parts(d, nos)]))
+        _prune_chunks(out / BUNDLES / p.dir_name, keep,
+                      None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name})
+        # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
+        head = orjson.dumps({"project": p.dir_name, "title": title, "sessions": index, "chunks": chunks})
+        writer.write(rel, b"ccreportSearch.add(" + head + b");\n")
     # Only what changes when projects come and go: an append must not rewrite it.
     manifest = "ccreportSearch.manifest(" + json.dumps({"projects": projects_manifest}, ensure_ascii=False,
                                                          separators=(",", ":")) + ");\n"
@@ -263,6 +353,7 @@ def remove_project(out: Path, project: str, deleted: list) -> None:
         deleted.append(str(out / BUNDLES / f"{project}.js"))
     except FileNotFoundError:
         pass
+    shutil.rmtree(out / BUNDLES / project, ignore_errors=True)  # its chunk scripts
     shutil.rmtree(out / PARTS / project, ignore_errors=True)
     shutil.rmtree(out / USAGE_PARTS / project, ignore_errors=True)
 

@@ -117,11 +117,11 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     written = rel_written(res, out)
     # At most four HTML pages: the open page, the session overview, the project and home indexes.
     assert len({w for w in written if w.endswith(".html")}) <= 4
-    # Plus one script: the project's search index (search/<project>.js) is a single file, made
-    # again from the page parts whenever one of the project's pages changes (the new prompt is a
-    # new search document). search/manifest.js does not change: it lists projects, not counts.
+    # Plus one script: the session's search tail (its open pages' documents; the new prompt is a
+    # new search document). The project's loader (search/<project>.js) lists chunks, not counts,
+    # and the closed-page chunks never change; search/manifest.js lists projects.
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
-                       f"search/{PROJECT}.js"}
+                       f"search/{PROJECT}/{SID}/tail.js"}
     # The state written beside it: the re-rendered page's search part, nothing per session.
     state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
     assert state == {f".ccreport/search/{PROJECT}/{SID}/main/0005.json"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +15,23 @@ from util import assistant, make_home, tool_result, user
 CORPUS_PHRASE = "interface confirmation before"
 
 
+def _script(site, rel, call):
+    raw = (site / rel).read_text(encoding="utf-8")
+    m = re.fullmatch(r"ccreportSearch\.%s\((.*)\);\n" % call, raw, re.S)
+    assert m, f"{rel} is one ccreportSearch.{call}(...) call"
+    return json.loads(m.group(1))
+
+
 def _bundle(site, project):
-    raw = (site / "search" / f"{project}.js").read_text(encoding="utf-8")
-    m = re.fullmatch(r"ccreportSearch\.add\((.*)\);\n", raw, re.S)
-    assert m, "a bundle is one ccreportSearch.add(...) call"
-    data = json.loads(m.group(1))
-    # Documents come grouped by page ([session index, [doc, ...]]); flattened here as
-    # [session index, kind, url, time, text] for the checks.
-    data["docs"] = [[idx] + d for idx, docs in data["pages"] for d in docs]
+    data = _script(site, f"search/{project}.js", "add")
+    # The loader lists the chunk scripts; their documents come grouped by page. Flattened here
+    # as [session index, kind, url, time, text] for the checks, in the loader's order.
+    ids = [s[0] for s in data["sessions"]]
+    data["docs"] = []
+    for rel in data["chunks"]:
+        chunk = _script(site, rel, "chunk")
+        assert chunk["file"] == rel
+        data["docs"].extend([ids.index(chunk["session"])] + d for docs in chunk["pages"] for d in docs)
     return data
 
 
@@ -197,3 +207,68 @@ def test_every_corpus_result_link_resolves(corpus_site):
             assert anchor in ids[path], (page, anchor)
             n += 1
     assert n > 1000
+
+
+def _long_session(n):
+    lines = [user("u0", "start")]
+    for i in range(1, n):
+        lines.append(assistant(f"a{i}", [{"type": "text", "text": f"answer token{i}"}], mid=f"m{i}", rid=f"r{i}"))
+    return lines
+
+
+def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
+    """Closed pages go in write-once chunks of CHUNK_PAGES; an append rewrites only the session's
+    tail until a chunk fills; chunks of a vanished session are deleted."""
+    from ccreport.home import discover
+    from ccreport.search import CHUNK_PAGES, read_session
+
+    n = 2 * CHUNK_PAGES + 5  # page_size=1 below: two full chunks, the rest in the tail
+    home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(n), "s2.jsonl": _long_session(3)}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=1)
+    b = _bundle(out, "-p")
+    chunks = [c for c in b["chunks"] if not c.endswith("/tail.js")]
+    assert len(chunks) == 2 and all(c.startswith("search/-p/s1/main/") for c in chunks)
+    assert sorted(c for c in b["chunks"] if c.endswith("/tail.js")) == ["search/-p/s1/tail.js", "search/-p/s2/tail.js"]
+    docs, _ = read_session(discover(home).projects[0].sessions["s1"], 1)
+    assert [d[1:] for d in b["docs"] if d[0] == 0] == docs
+    loader = (out / "search/-p.js").read_bytes()
+    # One more line: only the tail of s1 among the search scripts.
+    with open(home / "projects/-p/s1.jsonl", "a") as fh:
+        fh.write(json.dumps(user("late", "one more walrus")) + "\n")
+    res = build_site(home, out, page_size=1)
+    scripts = {Path(w).relative_to(out).as_posix() for w in res.written if w.endswith(".js")}
+    assert scripts == {"search/-p/s1/tail.js"}
+    assert (out / "search/-p.js").read_bytes() == loader
+    assert any("walrus" in d[4] for d in _bundle(out, "-p")["docs"])
+    # Enough lines to close another chunk: a third chunk, the loader lists it.
+    with open(home / "projects/-p/s1.jsonl", "a") as fh:
+        fh.writelines(json.dumps(user(f"x{i}", f"more {i}")) + "\n" for i in range(CHUNK_PAGES))
+    build_site(home, out, page_size=1)
+    b = _bundle(out, "-p")
+    assert len([c for c in b["chunks"] if not c.endswith("/tail.js")]) == 3
+    assert all((out / c).exists() for c in chunks)  # the first two were kept as they were
+    # A vanished session takes its chunk scripts with it.
+    (home / "projects/-p/s1.jsonl").unlink()
+    build_site(home, out, page_size=1)
+    assert not (out / "search/-p/s1").exists()
+    assert _bundle(out, "-p")["chunks"] == ["search/-p/s2/tail.js"]
+
+
+@pytest.mark.browser
+def test_search_loads_chunks_from_file_url(tmp_path, build_site, browser):
+    """Hits from a closed-page chunk and from the tail, from file://, link to their pages."""
+    from ccreport.search import CHUNK_PAGES
+
+    home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(CHUNK_PAGES + 5)}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=1)
+    for word, target in (("token3", "page-0004.html#L4"), (f"token{CHUNK_PAGES + 3}", f"page-{CHUNK_PAGES + 4:04d}.html")):
+        page = browser.new_page()
+        page.goto((out / "p/-p/s1/page-0001.html").as_uri())
+        page.fill("#search-q", word)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#search-status[data-count]")
+        assert page.get_attribute("#search-status", "data-count") == "1"
+        assert target in page.locator("#search-results a.hit-title").first.get_attribute("href")
+        page.close()
