@@ -419,8 +419,10 @@ class IncrementalFollow:
             live.failed(message)
 
         try:
+            # A person is looking at the page: a short debounce (a burst of lines from one reply
+            # still lands in one update) keeps append → visible small.
             follow(self.home, self.out, self.opts, on_change=live.changed, stop_event=stop, on_error=failed,
-                   ready=ready)
+                   ready=ready, step_ms=5, debounce_ms=25)
         except Exception as exc:  # the server goes on with the last good site and says why
             failed(f"the watcher stopped: {exc}")
             ready.set()
