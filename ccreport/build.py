@@ -7,9 +7,7 @@ Nothing of a transcript is held beyond its open page.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -24,12 +22,12 @@ from . import __version__, toolresults
 from .blobs import BlobStore
 from .home import Catalog, Session, Transcript, discover
 from .jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
-from .markup import esc, human_size
+from .markup import human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
 from .resources import asset_files, asset_names, env, fingerprint
-from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash, render_options
+from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash
 from . import search
 from .search import bundle
 from .usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost, view as usage_view

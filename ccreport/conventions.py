@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import orjson
 
 from .markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
 
@@ -16,12 +15,6 @@ _TAG = r"<{0}>(.*?)</{0}>"
 def _tag(name: str, text: str) -> str | None:
     m = re.search(_TAG.format(re.escape(name)), text, re.S)
     return m.group(1) if m else None
-
-
-def _capped(text: str) -> str:
-    """Escaped text cut at RENDER_MAX, with the note saying what was cut."""
-    shown, note = cut(text)
-    return esc(shown) + note
 
 
 def _capped(text: str) -> str:
@@ -153,8 +146,6 @@ def system_note(m, ctx) -> str:
     if sub == "api_error":
         return _api_error_note(e, anchor, when)
     if sub == "local_command":
-        from .render import Message  # noqa: F401  (type only)
-
         html, _, label = user_text(content, {}, ctx)
         return f'<div class="sysnote local" {anchor}><span class="dim">{esc(label or "Local command")}</span> {when}{html}</div>'
     if sub == "stop_hook_summary":

@@ -219,23 +219,28 @@ def discover(home: Path) -> Catalog:
     except OSError as exc:
         raise HomeError(f"cannot read {root}: {exc.strerror or exc}") from None
     problems: list[str] = []
-    projects = []
     inside = _Inside(root)
-    for name in names:
-        pdir = root / name
-        if not pdir.is_dir():
-            continue
-        if not inside.dir_ok(pdir):
-            problems.append(f"{pdir}: symlink out of the home, skipped")
-            continue
-        project = Project(name, pdir)
-        try:
-            _scan_project(project, inside, problems)
-        except OSError as exc:
-            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
-        if project.sessions:
-            projects.append(project)
+    projects = [p for p in (load_project(inside, name, problems) for name in names) if p is not None]
     return Catalog(home, projects, problems)
+
+
+def load_project(inside: "_Inside | Path", name: str, problems: list[str]) -> Project | None:
+    """One project folder of the projects root, listed; None when it is not a folder inside the
+    home or holds no session. Shared by discovery and watch's rescan of changed projects."""
+    if isinstance(inside, Path):
+        inside = _Inside(inside)
+    pdir = inside.root / name
+    if not pdir.is_dir():
+        return None
+    if not inside.dir_ok(pdir):
+        problems.append(f"{pdir}: symlink out of the home, skipped")
+        return None
+    project = Project(name, pdir)
+    try:
+        _scan_project(project, inside, problems)
+    except OSError as exc:
+        problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+    return project if project.sessions else None
 
 
 class _Inside:

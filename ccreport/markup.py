@@ -103,14 +103,6 @@ def json_text(obj, indent: bool = False) -> str:
     return "".join(out)
 
 
-def human_size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
-
-
 # --- markdown ---------------------------------------------------------------------------------
 _SAFE_LINK = re.compile(r"^(https?:|mailto:)", re.I)
 

@@ -27,8 +27,7 @@ from typing import Callable
 import watchfiles
 
 from .build import BuildResult, Interrupted, Options, build
-from .home import Catalog, HomeError, Project, contained, discover
-from .home import _scan_project as scan_project
+from .home import Catalog, HomeError, _Inside, discover, load_project
 from .state import State
 
 # watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
@@ -113,17 +112,11 @@ def rescan(catalog: Catalog, names: set[str]) -> Catalog:
     root = catalog.home / "projects"
     by_name = {p.dir_name: p for p in catalog.projects}
     problems: list[str] = []
+    inside = _Inside(root)
     for name in names:
         by_name.pop(name, None)
-        pdir = root / name
-        if not pdir.is_dir() or not contained(pdir, root):
-            continue
-        project = Project(name, pdir)
-        try:
-            scan_project(project, root, problems)
-        except OSError as exc:
-            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
-        if project.sessions:
+        project = load_project(inside, name, problems)
+        if project is not None:
             by_name[name] = project
     return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)
 
