@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 import sys
 import threading
 import time
@@ -19,6 +20,17 @@ HOME_HELP = "Claude home (holds projects/). Default: $CLAUDE_HOME, else $CLAUDE_
 def _fail(msg: str, code: int = 2):
     click.echo(f"ccreport: {msg}", err=True)
     sys.exit(code)
+
+
+@contextmanager
+def _site_errors(out: Path):
+    """A home that cannot be used, or a site that cannot be written: one line, no traceback."""
+    try:
+        yield
+    except HomeError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
 
 
 class _Progress:
@@ -97,12 +109,8 @@ def build(home, out, page_size, jobs, quiet):
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
     progress = _Progress(not quiet)
-    try:
+    with _site_errors(out):
         res = run_build(home, out, opts, progress=progress)
-    except HomeError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
     progress.close()
     for err in res.errors:
         click.echo(f"ccreport: error: {err}", err=True)
@@ -137,12 +145,8 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
-    try:
+    with _site_errors(out):
         res = run_build(home, out, opts)
-    except HomeError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
     for err in res.errors:
         click.echo(f"ccreport: error: {err}", err=True)
     if not quiet:
@@ -222,12 +226,8 @@ def watch(home, out, page_size, quiet):
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
-    try:
+    with _site_errors(out):
         code = run(home, out, opts, quiet=quiet)
-    except HomeError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
     sys.exit(code)
 
 

@@ -97,15 +97,21 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
             agent_rows.append({"url": urls[t.id], "name": name, "description": desc, "messages": f"{ainfo.shown:,}"})
         head, tail = _frame(session, info, opts, redactor, agent_rows, session_title(session, info))
 
-        def write(fh):
-            fh.write(head)
-            body.seek(0)
-            shutil.copyfileobj(body, fh, 1 << 20)
-            fh.write(tail)
-
-        write_atomic(out, write)
+        _write_framed(out, head, body, tail)
     written.insert(0, out)
     return written
+
+
+def _write_framed(out, head: str, body, tail: str) -> None:
+    """Write head + the rendered body (a temporary file, streamed) + tail atomically to ``out``."""
+
+    def write(fh):
+        fh.write(head)
+        body.seek(0)
+        shutil.copyfileobj(body, fh, 1 << 20)
+        fh.write(tail)
+
+    write_atomic(out, write)
 
 
 def _export_agent_file(session, t, out, opts, redactor, urls, parent_name) -> TranscriptInfo:
@@ -118,13 +124,7 @@ def _export_agent_file(session, t, out, opts, redactor, urls, parent_name) -> Tr
         head, tail = _frame(session, info, opts, redactor, [], f"{name} · {session_title(session, info)}",
                             back=parent_name)
 
-        def write(fh):
-            fh.write(head)
-            body.seek(0)
-            shutil.copyfileobj(body, fh, 1 << 20)
-            fh.write(tail)
-
-        write_atomic(out, write)
+        _write_framed(out, head, body, tail)
     return info
 
 
