@@ -16,6 +16,7 @@ import re
 
 import orjson
 
+from .codelang import BROWSER_COLOUR_MAX, prism_language
 from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre, source_fold, to_text
 
 SUMMARY_MAX = 160
@@ -125,16 +126,25 @@ def _code_lines(text: str, filename: str | None = None, lang: str | None = None)
 
 
 def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
-             lang: str | None = None, fold: bool = True) -> str:
-    """Highlighted code with its real line numbers in a gutter, folded after FOLD_LINES lines.
+             lang: str | None = None, fold: bool = True, browser: bool = False) -> str:
+    """Code with its real line numbers in a gutter, folded after FOLD_LINES lines.
 
     ``sep`` is the separator Claude Code put between number and text (``→`` or a tab): kept in a
     hidden span so the page text still reads as the model saw it (search, copy of a whole block).
+    ``browser``: leave the colours to assets/code.js (the site) instead of pygments (the
+    self-contained export, which carries no highlighter): the block says its language in
+    ``data-lang`` and holds plain escaped text.
     """
     text, note = cut(text)
     if text.endswith("\n"):
         text = text[:-1]
-    lines = _code_lines(text, filename, lang)
+    attr = ""
+    if browser:
+        lines = [esc(x) for x in text.split("\n")]
+        plang = prism_language(filename) if not lang and len(text) <= BROWSER_COLOUR_MAX else None
+        attr = f' data-lang="{plang}"' if plang else ""
+    else:
+        lines = _code_lines(text, filename, lang)
     if numbers is None or len(numbers) != len(lines):
         numbers = range(start, start + len(lines))
     # Without a separator of its own, a hidden tab keeps the number a word apart from the code.
@@ -144,10 +154,10 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
         head, rest = rows[:FOLD_LINES], rows[FOLD_LINES:]
         # (tabindex: a numbered block keeps its lines unwrapped and scrolls sideways; keyboard users
         # must be able to reach and scroll it.)
-        return (f'<pre class="code hl num" tabindex="0">{chr(10).join(head)}</pre>'
+        return (f'<pre class="code hl num" tabindex="0"{attr}>{chr(10).join(head)}</pre>'
                 f'<details class="more"><summary>show all {len(rows):,} lines</summary>'
-                f'<pre class="code hl num" tabindex="0">{chr(10).join(rest)}</pre></details>{note}')
-    return f'<pre class="code hl num" tabindex="0">{chr(10).join(rows)}</pre>{note}'
+                f'<pre class="code hl num{" cont" if attr else ""}" tabindex="0"{attr}>{chr(10).join(rest)}</pre></details>{note}')
+    return f'<pre class="code hl num" tabindex="0"{attr}>{chr(10).join(rows)}</pre>{note}'
 
 
 _NUMBERED = re.compile(r"^ *(\d+)(→|\t)(.*)$")
@@ -367,11 +377,11 @@ def v_read(call, ctx):
             parsed = parse_numbered(text)
             if parsed:
                 nums, code, sep, tail = parsed
-                res = numbered(code, filename=path, numbers=nums, sep=sep)
+                res = numbered(code, filename=path, numbers=nums, sep=sep, browser=not ctx.embed)
                 if tail:
                     res += text_html(tail, ctx)
             elif isinstance(f.get("content"), str) and f["content"] and text.strip() == f["content"].strip():
-                res = numbered(f["content"], filename=path, start=f.get("startLine") or 1)
+                res = numbered(f["content"], filename=path, start=f.get("startLine") or 1, browser=not ctx.embed)
     return summary, body, res
 
 
@@ -416,7 +426,7 @@ def _snippet_result(call, path: str, ctx) -> str | None:
         return None
     nums, code, sep, tail = parsed
     head = text[: m.start()].strip()
-    return (f'<p class="confirm">{esc(head)}</p>' + numbered(code, filename=path, numbers=nums, sep=sep)
+    return (f'<p class="confirm">{esc(head)}</p>' + numbered(code, filename=path, numbers=nums, sep=sep, browser=not ctx.embed)
             + (text_html(tail, ctx) if tail else ""))
 
 
@@ -431,9 +441,9 @@ def v_write(call, ctx):
     body = ""
     lines = _patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
     if lines:
-        body = diff_html(lines) + f'<details class="more"><summary>full content ({_plural(n, "line")})</summary>{numbered(content, filename=path, fold=False)}</details>'
+        body = diff_html(lines) + f'<details class="more"><summary>full content ({_plural(n, "line")})</summary>{numbered(content, filename=path, fold=False, browser=not ctx.embed)}</details>'
     else:
-        body = numbered(content, filename=path) if content else '<p class="dim">(empty file)</p>'
+        body = numbered(content, filename=path, browser=not ctx.embed) if content else '<p class="dim">(empty file)</p>'
     return summary, body, None
 
 

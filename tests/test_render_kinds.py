@@ -112,9 +112,15 @@ def test_write_highlighted_numbered_and_folded_when_long():
                        {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
     s = summary_of(html)
     assert "/p/gen.py" in s and "81 lines, new file" in s
-    assert '<span class="ln">1</span><span class="lsep">\t</span><span class="kn">import</span>' in html  # python lexer by extension
-    assert '<details class="more"><summary>show all 81 lines</summary>' in html
+    # The site leaves the colours to the browser (assets/code.js): the language by extension, plain text.
+    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">1</span><span class="lsep">\t</span>import os' in html
+    assert '<details class="more"><summary>show all 81 lines</summary><pre class="code hl num cont" tabindex="0" data-lang="python">' in html
     assert '<span class="ln">81</span>' in html
+    # The self-contained export has no highlighter script: pygments colours it there.
+    exported = render(call("Write", {"file_path": "/p/gen.py", "content": content}, "File created",
+                           {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}), embed=True)
+    assert '<span class="ln">1</span><span class="lsep">\t</span><span class="kn">import</span>' in exported
+    assert "data-lang" not in exported
 
 
 def test_write_update_shows_diff_and_folds_full_content():
@@ -133,7 +139,7 @@ def test_read_real_line_numbers_parsed_out_and_range_in_summary():
                        {"type": "text", "file": {"filePath": "/p/m.py", "content": "def f():\n    return 1",
                                                  "numLines": 2, "startLine": 10, "totalLines": 40}}))
     assert "lines 10–11 of 40" in summary_of(html)
-    assert '<span class="ln">10</span><span class="lsep">→</span><span class="k">def</span>' in html
+    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">10</span><span class="lsep">→</span>def f():' in html
     assert '<span class="ln">11</span>' in html
     # The number is shown once, in the gutter; the reminder is folded, not mixed into the code.
     assert "    10→" not in html
@@ -505,7 +511,7 @@ def test_edit_result_snippet_numbered_not_raw():
             "    41→def g():\n    42→    return 2")
     html = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
     assert "<p class=\"confirm\">The file /p/a.py has been updated." in html
-    assert '<span class="ln">41</span><span class="lsep">→</span><span class="k">def</span>' in html
+    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">41</span><span class="lsep">→</span>def g():' in html
 
 
 def test_task_notification_in_queue_operation_is_a_card():
@@ -523,7 +529,9 @@ def test_result_whose_call_is_on_an_earlier_page_keeps_its_view():
     res = ToolResult("toolu_x", "    7→x = 1", False,
                      {"type": "text", "file": {"filePath": "/p/a.py", "content": "x = 1", "numLines": 1, "startLine": 7}}, 9)
     html = result_only_html(res, "Read", RenderContext(root=""))
-    assert '<span class="ln">7</span>' in html and '<span class="n">x</span>' in html
+    assert '<span class="ln">7</span>' in html and 'data-lang="python"' in html
+    exported = result_only_html(res, "Read", RenderContext(root="", embed=True))
+    assert '<span class="ln">7</span>' in exported and '<span class="n">x</span>' in exported
     bash = ToolResult("toolu_y", "out", False, {"stdout": "\x1b[31mred\x1b[0m", "stderr": ""}, 10)
     assert '<span class="ansi-fg31">red</span>' in result_only_html(bash, "Bash", RenderContext(root=""))
     assert "plain" in result_only_html(ToolResult("z", "plain", False, None, 11), None, RenderContext(root=""))

@@ -1,0 +1,50 @@
+"""Which Prism language colours a file in the browser, from its name.
+
+File contents (Read / Write / Edit results) are coloured in the page by assets/code.js when a block
+is shown, not by pygments at build time: most of them sit in folded blocks nobody opens, and
+pygments ran at 0.4-1.7 MB/s on them (40% of a cold build). The ids are those bundled in
+assets/vendor/prism.js (scripts/vendor_prism.py); anything else stays plain text.
+"""
+
+from __future__ import annotations
+
+import re
+
+BROWSER_COLOUR_MAX = 200_000  # characters: bigger contents keep their line numbers, not colours
+
+_BY_EXT = {
+    "py": "python", "pyi": "python", "pyw": "python", "js": "javascript", "mjs": "javascript",
+    "cjs": "javascript", "jsx": "jsx", "ts": "typescript", "mts": "typescript", "cts": "typescript",
+    "tsx": "tsx", "json": "json", "jsonl": "json", "json5": "json", "ipynb": "json", "md": "markdown",
+    "mdx": "markdown", "markdown": "markdown", "sh": "bash", "bash": "bash", "zsh": "bash",
+    "yml": "yaml", "yaml": "yaml", "toml": "toml", "html": "markup", "htm": "markup", "xml": "markup",
+    "svg": "markup", "vue": "markup", "svelte": "markup", "astro": "markup", "css": "css", "scss": "scss",
+    "less": "less", "rs": "rust", "go": "go", "java": "java", "kt": "kotlin", "kts": "kotlin",
+    "c": "c", "h": "c", "cpp": "cpp", "cc": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp",
+    "m": "objectivec", "mm": "objectivec", "cs": "csharp", "rb": "ruby", "php": "php", "sql": "sql",
+    "swift": "swift", "lua": "lua", "ini": "ini", "cfg": "ini", "conf": "ini", "env": "ini",
+    "diff": "diff", "patch": "diff", "dockerfile": "docker", "scala": "scala", "r": "r",
+    "mk": "makefile", "ps1": "powershell", "psm1": "powershell", "graphql": "graphql", "gql": "graphql",
+    "hs": "haskell", "ex": "elixir", "exs": "elixir", "dart": "dart", "pl": "perl", "pm": "perl",
+    "proto": "protobuf", "tf": "hcl", "hcl": "hcl", "groovy": "groovy", "gradle": "groovy", "tex": "latex",
+    "bat": "batch", "cmd": "batch", "properties": "properties", "zig": "zig", "ml": "ocaml", "mli": "ocaml",
+    "clj": "clojure", "cljs": "clojure", "erl": "erlang", "jl": "julia", "nix": "nix", "cmake": "cmake",
+    "vim": "vim", "fs": "fsharp", "fsx": "fsharp", "sol": "solidity",
+}
+_BY_NAME = {"dockerfile": "docker", "makefile": "makefile", "gnumakefile": "makefile",
+            "cmakelists.txt": "cmake", ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash",
+            ".gitconfig": "ini", ".editorconfig": "ini", "nginx.conf": "nginx"}
+_EXT = re.compile(r"\.([A-Za-z0-9_+-]{1,12})$")
+
+
+def prism_language(filename: str | None) -> str | None:
+    """The Prism id for a file name or path ("src/app.py" → "python"), None when not bundled."""
+    if not filename:
+        return None
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if base in _BY_NAME:
+        return _BY_NAME[base]
+    if base.startswith("dockerfile"):
+        return "docker"
+    m = _EXT.search(base)
+    return _BY_EXT.get(m.group(1)) if m else None
