@@ -1,9 +1,10 @@
-// Syntax colours for file contents (Read / Write / Edit results), added when a block is shown.
+// Syntax colours for code (file contents with their line numbers, markdown code blocks, commands,
+// JSON), added when a block is shown.
 //
 // Why in the browser: most file contents sit in folded tool results that nobody opens, and
-// colouring them all at build time with pygments was 40% of a cold build. The build writes such a
-// block as plain escaped text with its real line numbers and a data-lang naming a Prism language
-// (ccreport/codelang.py); this file loads Prism (assets/vendor/prism.js, MIT) the first time such a
+// colouring every block at build time with pygments was 40% of a cold build. The build writes a
+// block as plain escaped text with a data-lang naming a Prism language (ccreport/codelang.py);
+// this file loads Prism (assets/vendor/prism.js, MIT) the first time such a
 // block becomes visible and colours it. Blocks inside closed <details> have no layout, so the
 // IntersectionObserver reports them only once they are opened and on screen.
 //
@@ -76,11 +77,28 @@
     return out;
   }
 
+  // A code block without line numbers (markdown, a command, JSON): <pre>text</pre> or <pre><code>text</code></pre>.
+  function colourPlain(pre, grammar) {
+    var box = pre.firstElementChild && pre.firstElementChild.tagName === "CODE" ? pre.firstElementChild : pre;
+    for (var n = box.firstChild; n; n = n.nextSibling) if (n.nodeType !== 3) return;  // not plain text: leave it
+    var code = box.textContent;
+    var lines = lineFragments(flatten(window.Prism.tokenize(code, grammar), null, []));
+    var frag = document.createDocumentFragment();
+    lines.forEach(function (line, k) {
+      if (k > 0) frag.appendChild(document.createTextNode("\n"));
+      frag.appendChild(line);
+    });
+    if (frag.textContent !== code) return;  // never change a character
+    while (box.firstChild) box.removeChild(box.firstChild);
+    box.appendChild(frag);
+  }
+
   function colour(head) {
     if (head.getAttribute("data-hl") === "done") return;
     head.setAttribute("data-hl", "done");
     var grammar = window.Prism.languages[head.getAttribute("data-lang")];
     if (!grammar) return;
+    if (!head.classList.contains("num")) { colourPlain(head, grammar); return; }
     // The folded rest of a long file ("show all N lines") is the same code: one tokenization.
     var pres = [head], more = head.nextElementSibling;
     if (more && more.tagName === "DETAILS") {

@@ -22,7 +22,7 @@ from . import __version__, toolresults
 from .blobs import BlobStore
 from .home import Catalog, Session, Transcript, discover
 from .jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
-from .markup import human_size
+from .markup import colours_in_browser, human_size
 from .model import Builder, title_of, usage_totals
 from .pages import DEFAULT_PAGE_SIZE, Page, paginate
 from .render import RenderContext, local_date, render_message
@@ -219,7 +219,8 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
                         copy_tool_result=copy_tool_result)
     parts = []
     for m in page.messages:
-        parts.append(render_message(m, ctx))
+        with colours_in_browser():
+            parts.append(render_message(m, ctx))
         for call in m.calls:
             r = call.result
             aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None

@@ -12,6 +12,29 @@ import re
 
 BROWSER_COLOUR_MAX = 200_000  # characters: bigger contents keep their line numbers, not colours
 
+# The Prism languages bundled in assets/vendor/prism.js (scripts/vendor_prism.py builds it from this).
+BUNDLED = [
+    "markup", "css", "clike", "javascript", "typescript", "jsx", "tsx", "json", "bash", "python", "yaml",
+    "toml", "markdown", "rust", "go", "java", "kotlin", "c", "cpp", "csharp", "ruby", "markup-templating",
+    "php", "sql", "swift", "lua", "ini", "diff", "docker", "scala", "r", "scss", "less", "makefile",
+    "powershell", "graphql", "haskell", "elixir", "dart", "perl", "protobuf", "hcl", "groovy", "latex",
+    "batch", "properties", "nginx", "zig", "ocaml", "clojure", "erlang", "julia", "nix", "cmake", "vim",
+    "objectivec", "fsharp", "solidity", "git",
+]
+_BUNDLED = frozenset(BUNDLED) - {"clike", "markup-templating"}
+# Names people write after ``` (and pygments names ccreport passes) → Prism ids.
+_ALIASES = {
+    "py": "python", "python3": "python", "py3": "python", "js": "javascript", "node": "javascript",
+    "ts": "typescript", "sh": "bash", "shell": "bash", "zsh": "bash", "console": "bash", "shell-session": "bash",
+    "shellsession": "bash", "yml": "yaml", "html": "markup", "xml": "markup", "svg": "markup", "vue": "markup",
+    "md": "markdown", "rs": "rust", "golang": "go", "c++": "cpp", "cs": "csharp", "c#": "csharp", "rb": "ruby",
+    "dockerfile": "docker", "ps": "powershell", "ps1": "powershell", "pwsh": "powershell", "tf": "hcl",
+    "terraform": "hcl", "kt": "kotlin", "jsonc": "json", "json5": "json", "jsonl": "json", "patch": "diff",
+    "make": "makefile", "hs": "haskell", "objc": "objectivec", "tex": "latex", "bat": "batch", "cmd": "batch",
+    "ex": "elixir", "exs": "elixir", "ml": "ocaml", "clj": "clojure", "jl": "julia", "sol": "solidity",
+    "gql": "graphql", "proto": "protobuf", "cfg": "ini", "conf": "ini", "toml": "toml", "jsx": "jsx", "tsx": "tsx",
+}
+
 _BY_EXT = {
     "py": "python", "pyi": "python", "pyw": "python", "js": "javascript", "mjs": "javascript",
     "cjs": "javascript", "jsx": "jsx", "ts": "typescript", "mts": "typescript", "cts": "typescript",
@@ -35,6 +58,15 @@ _BY_NAME = {"dockerfile": "docker", "makefile": "makefile", "gnumakefile": "make
             "cmakelists.txt": "cmake", ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash",
             ".gitconfig": "ini", ".editorconfig": "ini", "nginx.conf": "nginx"}
 _EXT = re.compile(r"\.([A-Za-z0-9_+-]{1,12})$")
+
+
+def prism_for_name(lang: str | None) -> str | None:
+    """The Prism id for a language name ("py", "TypeScript", "shell"), None when not bundled."""
+    if not lang:
+        return None
+    key = lang.strip().lower()[:40]
+    key = _ALIASES.get(key, key)
+    return key if key in _BUNDLED else None
 
 
 def prism_language(filename: str | None) -> str | None:

@@ -8,9 +8,11 @@ One markdown-it instance and one formatter serve the whole process; lexers are c
 
 from __future__ import annotations
 
+import contextvars
 import os
 import json as _json
 import re
+from contextlib import contextmanager
 from functools import lru_cache
 
 import orjson
@@ -21,6 +23,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from . import fastmd
+from .codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
 
 # Past these sizes the cost of a pretty rendering outweighs its use: plain escaped text instead.
 HIGHLIGHT_MAX = 60_000
@@ -228,8 +231,35 @@ def lexer_for(lang: str | None = None, filename: str | None = None):
     return None
 
 
+# The site colours code in the browser (assets/code.js, Prism): pygments on every code block was
+# the largest single cost of a build. The self-contained export carries no script and keeps
+# pygments, so the choice is made by whoever renders: build.py renders its pages inside
+# colours_in_browser(); everything else (export, direct calls) gets pygments as before.
+_IN_BROWSER: contextvars.ContextVar[bool] = contextvars.ContextVar("ccreport_colours_in_browser", default=False)
+
+
+@contextmanager
+def colours_in_browser(on: bool = True):
+    token = _IN_BROWSER.set(on)
+    try:
+        yield
+    finally:
+        _IN_BROWSER.reset(token)
+
+
+def in_browser() -> bool:
+    return _IN_BROWSER.get()
+
+
 def highlight(code: str, lang: str | None = None, filename: str | None = None, wrap: bool = True) -> str:
-    """Highlighted HTML for code (escaped plain text when unknown or too big)."""
+    """Highlighted HTML for code (escaped plain text when unknown or too big).
+
+    Under colours_in_browser(): escaped text with the Prism language in ``data-lang``."""
+    if _IN_BROWSER.get():
+        plang = (prism_for_name(lang) or (prism_language(filename) if not lang else None)
+                 if len(code) <= BROWSER_COLOUR_MAX else None)
+        attr = f' data-lang="{plang}"' if plang else ""
+        return f'<pre class="code hl"{attr}>{esc(code)}</pre>' if wrap else f'<pre class="code hl"{attr}><code>{esc(code)}</code></pre>'
     lx = lexer_for(lang, filename) if len(code) <= HIGHLIGHT_MAX else None
     body = _pyg_highlight(code, lx, _formatter) if lx is not None else esc(code)
     if body.endswith("\n") and not code.endswith("\n"):

@@ -16,8 +16,8 @@ import re
 
 import orjson
 
-from .codelang import BROWSER_COLOUR_MAX, prism_language
-from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, lexer_for, markdown, pre, source_fold, to_text
+from .codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
+from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, in_browser, lexer_for, markdown, pre, source_fold, to_text
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
@@ -126,22 +126,25 @@ def _code_lines(text: str, filename: str | None = None, lang: str | None = None)
 
 
 def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
-             lang: str | None = None, fold: bool = True, browser: bool = False) -> str:
+             lang: str | None = None, fold: bool = True, browser: bool | None = None) -> str:
     """Code with its real line numbers in a gutter, folded after FOLD_LINES lines.
 
     ``sep`` is the separator Claude Code put between number and text (``→`` or a tab): kept in a
     hidden span so the page text still reads as the model saw it (search, copy of a whole block).
     ``browser``: leave the colours to assets/code.js (the site) instead of pygments (the
     self-contained export, which carries no highlighter): the block says its language in
-    ``data-lang`` and holds plain escaped text.
+    ``data-lang`` and holds plain escaped text. Default: markup.colours_in_browser()'s setting.
     """
+    if browser is None:
+        browser = in_browser()
     text, note = cut(text)
     if text.endswith("\n"):
         text = text[:-1]
     attr = ""
     if browser:
-        lines = [esc(x) for x in text.split("\n")]
-        plang = prism_language(filename) if not lang and len(text) <= BROWSER_COLOUR_MAX else None
+        lines = esc(text).split("\n")
+        plang = ((prism_for_name(lang) if lang else prism_language(filename))
+                 if len(text) <= BROWSER_COLOUR_MAX else None)
         attr = f' data-lang="{plang}"' if plang else ""
     else:
         lines = _code_lines(text, filename, lang)
@@ -161,6 +164,9 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
 
 
 _NUMBERED = re.compile(r"^ *(\d+)(→|\t)(.*)$")
+# The same, for a whole block at once (one C-level pass instead of a Python loop per line).
+_BLOCK = {"→": re.compile(r"(?: *\d+→[^\n]*(?:\n|\Z))+"), "\t": re.compile(r"(?: *\d+\t[^\n]*(?:\n|\Z))+")}
+_PREFIX = {"→": re.compile(r"^ *(\d+)→", re.M), "\t": re.compile(r"^ *(\d+)\t", re.M)}
 
 
 def parse_numbered(text: str):
@@ -168,6 +174,22 @@ def parse_numbered(text: str):
 
     ``tail`` is what follows the numbered block (system reminders). None when the text is not numbered.
     """
+    first = _NUMBERED.match(text[: text.find("\n")] if "\n" in text else text)
+    if first is None:
+        return _parse_numbered_lines(text)
+    sep = first.group(2)
+    end = _BLOCK[sep].match(text).end()
+    rest = text[end:]
+    if rest[: rest.find("\n") + 1].strip() == "" and "\n" in rest:
+        # A blank line inside the block (followed by more numbered lines?): the careful path.
+        return _parse_numbered_lines(text)
+    block = text[:end]
+    code = _PREFIX[sep].sub("", block)
+    return ([int(n) for n in _PREFIX[sep].findall(block)], code[:-1] if block.endswith("\n") else code, sep,
+            rest.strip())
+
+
+def _parse_numbered_lines(text: str):
     lines = text.split("\n")
     nums, code, sep = [], [], None
     i = 0
@@ -377,11 +399,11 @@ def v_read(call, ctx):
             parsed = parse_numbered(text)
             if parsed:
                 nums, code, sep, tail = parsed
-                res = numbered(code, filename=path, numbers=nums, sep=sep, browser=not ctx.embed)
+                res = numbered(code, filename=path, numbers=nums, sep=sep)
                 if tail:
                     res += text_html(tail, ctx)
             elif isinstance(f.get("content"), str) and f["content"] and text.strip() == f["content"].strip():
-                res = numbered(f["content"], filename=path, start=f.get("startLine") or 1, browser=not ctx.embed)
+                res = numbered(f["content"], filename=path, start=f.get("startLine") or 1)
     return summary, body, res
 
 
@@ -426,7 +448,7 @@ def _snippet_result(call, path: str, ctx) -> str | None:
         return None
     nums, code, sep, tail = parsed
     head = text[: m.start()].strip()
-    return (f'<p class="confirm">{esc(head)}</p>' + numbered(code, filename=path, numbers=nums, sep=sep, browser=not ctx.embed)
+    return (f'<p class="confirm">{esc(head)}</p>' + numbered(code, filename=path, numbers=nums, sep=sep)
             + (text_html(tail, ctx) if tail else ""))
 
 
@@ -441,9 +463,9 @@ def v_write(call, ctx):
     body = ""
     lines = _patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
     if lines:
-        body = diff_html(lines) + f'<details class="more"><summary>full content ({_plural(n, "line")})</summary>{numbered(content, filename=path, fold=False, browser=not ctx.embed)}</details>'
+        body = diff_html(lines) + f'<details class="more"><summary>full content ({_plural(n, "line")})</summary>{numbered(content, filename=path, fold=False)}</details>'
     else:
-        body = numbered(content, filename=path, browser=not ctx.embed) if content else '<p class="dim">(empty file)</p>'
+        body = numbered(content, filename=path) if content else '<p class="dim">(empty file)</p>'
     return summary, body, None
 
 

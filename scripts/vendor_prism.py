@@ -18,15 +18,9 @@ import tempfile
 from pathlib import Path
 
 VERSION = "1.30.0"
-# Prism ids; ccreport/codelang.py maps file extensions to these.
-LANGUAGES = [
-    "markup", "css", "clike", "javascript", "typescript", "jsx", "tsx", "json", "bash", "python", "yaml",
-    "toml", "markdown", "rust", "go", "java", "kotlin", "c", "cpp", "csharp", "ruby", "markup-templating",
-    "php", "sql", "swift", "lua", "ini", "diff", "docker", "scala", "r", "scss", "less", "makefile",
-    "powershell", "graphql", "haskell", "elixir", "dart", "perl", "protobuf", "hcl", "groovy", "latex",
-    "batch", "properties", "nginx", "zig", "ocaml", "clojure", "erlang", "julia", "nix", "cmake", "vim",
-    "objectivec", "fsharp", "solidity", "git",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from ccreport.codelang import BUNDLED as LANGUAGES  # noqa: E402  (the one list of bundled languages)
+
 OUT = Path(__file__).resolve().parent.parent / "assets" / "vendor"
 
 

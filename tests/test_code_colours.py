@@ -13,6 +13,14 @@ CODE = ("import os\n\n\ndef main():\n    s = \"" + HOSTILE.replace('"', "'") + "
         + "".join(f"x{i} = {i}\n" for i in range(60)))
 
 
+def test_language_from_a_fence_name():
+    from ccreport.codelang import prism_for_name
+
+    assert prism_for_name("py") == "python" and prism_for_name("Shell") == "bash" and prism_for_name("tsx") == "tsx"
+    assert prism_for_name("html") == "markup" and prism_for_name("rust") == "rust"
+    assert prism_for_name("text") is None and prism_for_name("clike") is None and prism_for_name("") is None
+
+
 def test_language_from_file_name():
     assert prism_language("/srv/app/main.py") == "python"
     assert prism_language("C:\\src\\App.TSX") == "tsx"
@@ -42,6 +50,8 @@ def _home(tmp_path):
         tool_result("r1", "toolu_1", numbered, parent="a1", sid="s1",
                     extra={"type": "text", "file": {"filePath": "/w/app.py", "content": CODE, "numLines": 66,
                                                     "startLine": 1, "totalLines": 66}}),
+        assistant("a2", [{"type": "text", "text": "Like this:\n\n```py\ndef shown():\n    return '<b>' # note\n```\n"}],
+                  parent="r1", sid="s1", mid="msg_2", rid="req_2"),
     ]
     return make_home(tmp_path / "home", {"-w": {"s1.jsonl": entries}})
 
@@ -54,6 +64,7 @@ def test_read_block_is_coloured_when_opened_and_keeps_its_text(tmp_path, build_s
     page_file = out / "p" / "-w" / "s1" / "page-0001.html"
     html = page_file.read_text()
     assert 'data-lang="python"' in html and '<span class="k">' not in html  # left to the browser
+    assert '<pre class="code hl" data-lang="python"><code>def shown():' in html
 
     page = browser.new_page()
     problems = []
@@ -61,14 +72,15 @@ def test_read_block_is_coloured_when_opened_and_keeps_its_text(tmp_path, build_s
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.goto(page_file.as_uri())
     page.wait_for_load_state("load")
-    head = page.locator("pre[data-lang=python]:not(.cont)")
+    head = page.locator("pre.num[data-lang=python]:not(.cont)")
     before = head.evaluate("e => e.textContent")
-    # Folded: nothing coloured and Prism not even loaded.
-    assert page.evaluate("() => !!(window.Prism && window.Prism.tokenize)") is False
+    # The visible markdown block loads Prism and is coloured; the folded file is left alone.
+    page.wait_for_function("() => document.querySelector('pre.hl:not(.num)[data-lang]').getAttribute('data-hl') === 'done'")
+    assert head.evaluate("e => e.getAttribute('data-hl')") is None
     assert head.evaluate("e => e.querySelectorAll('span.k').length") == 0
 
     page.evaluate("""() => { for (const d of document.querySelectorAll('details.tool')) d.open = true; }""")
-    page.wait_for_function("() => document.querySelector('pre[data-lang=python]').getAttribute('data-hl') === 'done'")
+    page.wait_for_function("() => document.querySelector('pre.num[data-lang=python]').getAttribute('data-hl') === 'done'")
     assert head.evaluate("e => e.textContent") == before  # not a character changed
     assert head.evaluate("e => e.querySelectorAll('span.k').length") >= 2  # import, def, return
     assert head.evaluate("e => e.querySelectorAll('span.c').length") == 1
@@ -80,6 +92,12 @@ def test_read_block_is_coloured_when_opened_and_keeps_its_text(tmp_path, build_s
     # The hostile string stays text: no element made from it, nothing ran.
     assert head.evaluate("e => e.querySelectorAll('img, script').length") == 0
     assert page.evaluate("() => window.__pwned === undefined")
+    # A markdown code block is visible from the start: coloured without opening anything.
+    fence = page.locator("pre.hl:not(.num)[data-lang=python]")
+    assert fence.evaluate("e => e.getAttribute('data-hl')") == "done"
+    assert fence.evaluate("e => e.textContent") == "def shown():\n    return '<b>' # note\n"
+    assert fence.evaluate("e => [...e.querySelectorAll('span')].map(s => s.className).join(' ')").split()[:2] == ["k", "nf"]
+    assert fence.evaluate("e => e.querySelectorAll('b').length") == 0
     assert not problems, problems
 
 

@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 import pytest
 
 from ccreport.blobs import BlobStore
+from ccreport.markup import colours_in_browser
 from ccreport.jsonl import Entry
 from ccreport.model import Builder
 from ccreport.render import RenderContext, render_message
@@ -108,17 +109,18 @@ def test_multiedit_shows_every_edit():
 
 def test_write_highlighted_numbered_and_folded_when_long():
     content = "import os\n" + "".join(f"x{i} = {i}\n" for i in range(80))
-    html = render(call("Write", {"file_path": "/p/gen.py", "content": content}, "File created",
-                       {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
+    with colours_in_browser():
+        html = render(call("Write", {"file_path": "/p/gen.py", "content": content}, "File created",
+                           {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
     s = summary_of(html)
     assert "/p/gen.py" in s and "81 lines, new file" in s
     # The site leaves the colours to the browser (assets/code.js): the language by extension, plain text.
     assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">1</span><span class="lsep">\t</span>import os' in html
     assert '<details class="more"><summary>show all 81 lines</summary><pre class="code hl num cont" tabindex="0" data-lang="python">' in html
     assert '<span class="ln">81</span>' in html
-    # The self-contained export has no highlighter script: pygments colours it there.
+    # Outside the site build (the self-contained export has no highlighter script): pygments.
     exported = render(call("Write", {"file_path": "/p/gen.py", "content": content}, "File created",
-                           {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}), embed=True)
+                           {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
     assert '<span class="ln">1</span><span class="lsep">\t</span><span class="kn">import</span>' in exported
     assert "data-lang" not in exported
 
@@ -139,7 +141,7 @@ def test_read_real_line_numbers_parsed_out_and_range_in_summary():
                        {"type": "text", "file": {"filePath": "/p/m.py", "content": "def f():\n    return 1",
                                                  "numLines": 2, "startLine": 10, "totalLines": 40}}))
     assert "lines 10–11 of 40" in summary_of(html)
-    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">10</span><span class="lsep">→</span>def f():' in html
+    assert '<span class="ln">10</span><span class="lsep">→</span><span class="k">def</span>' in html
     assert '<span class="ln">11</span>' in html
     # The number is shown once, in the gutter; the reminder is folded, not mixed into the code.
     assert "    10→" not in html
@@ -511,7 +513,10 @@ def test_edit_result_snippet_numbered_not_raw():
             "    41→def g():\n    42→    return 2")
     html = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
     assert "<p class=\"confirm\">The file /p/a.py has been updated." in html
-    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">41</span><span class="lsep">→</span>def g():' in html
+    assert '<span class="ln">41</span><span class="lsep">→</span><span class="k">def</span>' in html
+    with colours_in_browser():  # the site: the language named, the colours left to the browser
+        site = render(call("Edit", {"file_path": "/p/a.py", "old_string": "1", "new_string": "2"}, text))
+    assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">41</span><span class="lsep">→</span>def g():' in site
 
 
 def test_task_notification_in_queue_operation_is_a_card():
@@ -528,9 +533,10 @@ def test_result_whose_call_is_on_an_earlier_page_keeps_its_view():
 
     res = ToolResult("toolu_x", "    7→x = 1", False,
                      {"type": "text", "file": {"filePath": "/p/a.py", "content": "x = 1", "numLines": 1, "startLine": 7}}, 9)
-    html = result_only_html(res, "Read", RenderContext(root=""))
+    with colours_in_browser():
+        html = result_only_html(res, "Read", RenderContext(root=""))
     assert '<span class="ln">7</span>' in html and 'data-lang="python"' in html
-    exported = result_only_html(res, "Read", RenderContext(root="", embed=True))
+    exported = result_only_html(res, "Read", RenderContext(root=""))
     assert '<span class="ln">7</span>' in exported and '<span class="n">x</span>' in exported
     bash = ToolResult("toolu_y", "out", False, {"stdout": "\x1b[31mred\x1b[0m", "stderr": ""}, 10)
     assert '<span class="ansi-fg31">red</span>' in result_only_html(bash, "Bash", RenderContext(root=""))
@@ -562,3 +568,17 @@ def test_source_copy_is_capped_and_states_the_full_size():
     assert len(big) > 10 * SOURCE_MAX  # the cap is what keeps the page light
     assert f"<summary>source ({human_size(len(big.encode()))}, first {SOURCE_MAX:,} of {len(big):,} characters shown)</summary>" in html
     no_unsafe(html)
+
+
+def test_parse_numbered_block_pass_agrees_with_the_line_by_line_reading():
+    # parse_numbered reads a block in one regex pass; the line loop it falls back to is the reference.
+    import random
+
+    from ccreport.tools import _parse_numbered_lines, parse_numbered
+
+    rng = random.Random(5)
+    pieces = ["   1→a", "  12→def f():", "3\tx", "\t", "", " ", "  7→", "plain", "<system-reminder>", "  9→  y = 2  ",
+              "10→z", "\r", "   4→é", "  5\t", "→", "1→"]
+    for _ in range(20_000):
+        t = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) + ("\n" if rng.random() < 0.3 else "")
+        assert parse_numbered(t) == _parse_numbered_lines(t), repr(t)
