@@ -180,9 +180,11 @@ def parse_numbered(text: str):
     sep = first.group(2)
     end = _BLOCK[sep].match(text).end()
     rest = text[end:]
-    if rest[: rest.find("\n") + 1].strip() == "" and "\n" in rest:
-        # A blank line inside the block (followed by more numbered lines?): the careful path.
-        return _parse_numbered_lines(text)
+    if "\n" in rest and rest[: rest.find("\n")].strip() == "":
+        # A blank line, then more numbered lines? Then the block goes on: the careful path.
+        after = rest[rest.find("\n") + 1:]
+        if _NUMBERED.match(after[: after.find("\n")] if "\n" in after else after):
+            return _parse_numbered_lines(text)
     block = text[:end]
     code = _PREFIX[sep].sub("", block)
     return ([int(n) for n in _PREFIX[sep].findall(block)], code[:-1] if block.endswith("\n") else code, sep,
