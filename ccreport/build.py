@@ -637,8 +637,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     old_titles = {} if full_all else st.head.get("titles", {})
     writer = Writer(out)
     write_assets(writer)
-    if full_all:  # parts of the first layout (one file per session) are no longer read
-        search.remove_session_files(out)
+    if full_all:  # parts kept in an earlier layout are no longer read
+        search.remove_old_layouts(out)
     sessions = list(catalog.sessions())
     # Project titles are needed in page headings before any session is read: peek each project's cwd.
     old_sources = {} if full_all else st.head.get("title_sources", {})
@@ -737,7 +737,6 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
     _remove(out / rel / "index.html", deleted)
     _rmdir(out / rel)
     search.remove_tree(out, search.part_dir(key[0], key[1]))
-    search.remove_tree(out, f"{search.USAGE_PARTS}/{key[0]}/{key[1]}")
 
 
 def _run(jobs, n, stop=None):

@@ -9,14 +9,20 @@ Why this shape:
 * Splitting per project keeps one page load small and lets the reader search one project without
   loading the rest.
 * Incremental builds: the renderer (build._write_page) computes the documents of every page it
-  writes and writes them beside it as a part (``site/.ccreport/search/<project>/<session>/
-  <transcript>/<page>.json``, state, not site), so an append re-indexes only the pages it
+  writes and writes them beside it as a part (``site/.ccreport/parts/<project>/<session>/
+  <transcript>~<page>.json``, state, not site), so an append re-indexes only the pages it
   re-renders and never re-reads the session. ``bundle`` then splices the parts into chunk
   scripts: closed pages (which never change) CHUNK_PAGES at a time, written once; the open pages
   in a small per-session tail. ``search/<project>.js`` only lists sessions and chunks, and the
   manifest only projects, so an append rewrites one tail of at most CHUNK_PAGES pages, whatever
   the session's size.
-  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader).
+  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader) and kept
+  in the same folder (``<transcript>~usage.json``).
+* Few folders: every file and folder a build creates costs an inode, and on ext4 that was a
+  third of a cold build's system time. So one folder of parts per session, and the site's search
+  scripts of a session sit directly in its project's folder (``search/<project>/<session>~tail.js``).
+  The ``~`` separated names stay distinct because what follows the last ``~`` has a fixed shape
+  (``NNNN.json``, ``usage.json``, ``tail.js``, ``NNNN-<hash>.js``).
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
 ``a`` (an answer: assistant text and thinking), ``t`` (a tool call: name, input and result). Each
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -44,8 +51,8 @@ from .write import Writer
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
-PARTS = ".ccreport/search"
-USAGE_PARTS = ".ccreport/usage"
+PARTS = ".ccreport/parts"
+OLD_PARTS = (".ccreport/search", ".ccreport/usage")  # the folders of earlier layouts (format 1)
 BUNDLES = "search"
 
 
@@ -128,14 +135,13 @@ def page_docs(messages, prefix: str) -> tuple[list[list], int]:
     return docs, skipped
 
 
-def part_dir(project: str, session_id: str, transcript_id: str | None = None) -> str:
-    """Where (under the output folder) the page parts of a session / one transcript live."""
-    base = f"{PARTS}/{project}/{session_id}"
-    return base if transcript_id is None else f"{base}/{transcript_id}"
+def part_dir(project: str, session_id: str) -> str:
+    """The folder (under the output folder) of a session's parts: search documents and usage."""
+    return f"{PARTS}/{project}/{session_id}"
 
 
-def part_name(no: int) -> str:
-    return f"{no:04d}.json"
+def part_name(transcript_id: str, no: int) -> str:
+    return f"{transcript_id}~{no:04d}.json"
 
 
 def write_page_part(writer: Writer, project: str, session_id: str, transcript_id: str, no: int,
@@ -143,11 +149,11 @@ def write_page_part(writer: Writer, project: str, session_id: str, transcript_id
     """One rendered page's documents (a JSON array of [kind, url, time, text]): written with the
     page, so an append re-indexes only the pages it re-renders. The bundle step splices these
     bytes as they are (no parsing), which keeps it to a read and a write of the project's index."""
-    writer.write(f"{part_dir(project, session_id, transcript_id)}/{part_name(no)}", orjson.dumps(docs))
+    writer.write(f"{part_dir(project, session_id)}/{part_name(transcript_id, no)}", orjson.dumps(docs))
 
 
 def ledger_path(project: str, session_id: str, transcript_id: str) -> str:
-    return f"{USAGE_PARTS}/{project}/{session_id}/{transcript_id}.json"
+    return f"{part_dir(project, session_id)}/{transcript_id}~usage.json"
 
 
 def read_session(s: Session, page_size: int) -> tuple[list[list], dict]:
@@ -190,15 +196,21 @@ def remove_tree(out: Path, rel: str) -> None:
 
 
 def prune_page_parts(out: Path, project: str, session_id: str, transcript_id: str, pages: list, keep: int) -> None:
-    """Drop the parts of pages past ``keep`` (all of them, and the folder, when 0)."""
-    d = out / part_dir(project, session_id, transcript_id)
+    """Drop the parts of pages past ``keep`` (all of the transcript's pages when 0)."""
+    d = out / part_dir(project, session_id)
     if keep == 0:
-        shutil.rmtree(d, ignore_errors=True)
+        prefix = f"{transcript_id}~"
+        try:
+            names = [n for n in os.listdir(d) if n.startswith(prefix) and n[len(prefix):-5].isdigit()]
+        except OSError:
+            return
+        for n in names:
+            (d / n).unlink(missing_ok=True)
         return
     for p in pages:
         if p[0] > keep:
             try:
-                (d / part_name(p[0])).unlink()
+                (d / part_name(transcript_id, p[0])).unlink()
             except OSError:
                 pass
 
@@ -235,37 +247,33 @@ def _chunk_script(rel: str, sid: str, parts: list[bytes]) -> bytes:
     return b"ccreportSearch.chunk(" + head[:-1] + b',"pages":[' + b",".join(parts) + b"]});\n"
 
 
-def _parts(d: Path, nos: list[int]) -> list[bytes]:
+def _parts(d: Path, tid: str, nos: list[int]) -> list[bytes]:
     out = []
     for no in nos:
-        raw = _read_part(d / part_name(no))
+        raw = _read_part(d / part_name(tid, no))
         if raw and raw != b"[]":
             out.append(raw)
     return out
 
 
 def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -> None:
-    """Delete the chunk scripts under ``base`` (search/<project>/) no longer listed: whole session
-    folders that are gone, and (in the sessions re-rendered, or all when ``rendered`` is None)
-    stale chunks and folders of vanished transcripts."""
+    """Delete the search scripts in ``base`` (search/<project>/) no longer listed: those of
+    sessions that are gone and, in the sessions re-rendered (or all when ``rendered`` is None),
+    stale chunks. ``keep``: session id → the file names it owns (``<session>~…``). Folders are
+    left from an earlier layout: they go too."""
     try:
-        sdirs = list(base.iterdir())
+        names = os.listdir(base)
     except OSError:
         return
-    for sd in sdirs:
-        files = keep.get(sd.name)
-        if files is None:
-            shutil.rmtree(sd, ignore_errors=True) if sd.is_dir() else sd.unlink(missing_ok=True)
+    owned = {name for files in keep.values() for name in files}
+    for name in names:
+        if name in owned:
             continue
-        if rendered is not None and sd.name not in rendered:
+        sid = name.split("~", 1)[0] if "~" in name else None
+        if sid in keep and rendered is not None and sid not in rendered:
             continue
-        for f in sorted(sd.rglob("*"), reverse=True):  # files before their folders
-            rel = f.relative_to(sd).as_posix()
-            if f.is_dir():
-                if not any(k.startswith(rel + "/") for k in files):
-                    shutil.rmtree(f, ignore_errors=True)
-            elif rel not in files:
-                f.unlink(missing_ok=True)
+        path = base / name
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None, sessions: dict | None = None,
@@ -278,8 +286,8 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
     are kept as they are when present (None: all are made again).
 
     Per project: ``search/<project>.js`` lists the sessions and the chunk scripts (it changes only
-    when a chunk or session comes or goes); ``search/<project>/<session>/<transcript>/NNNN-<hash>.js``
-    holds CHUNK_PAGES closed pages (written once); ``search/<project>/<session>/tail.js`` the rest.
+    when a chunk or session comes or goes); ``search/<project>/<session>~<transcript>~NNNN-<hash>.js``
+    holds CHUNK_PAGES closed pages (written once); ``search/<project>/<session>~tail.js`` the rest.
     Returns {"home": report, "projects": {dir: report}, "sessions": {dir: {id: report}}}."""
     writer = writer or Writer(out)
     if sessions is None:
@@ -313,27 +321,29 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
                 continue
             info = rows[sid]
             index.append([sid, info.get("title") or sid, f"p/{p.dir_name}/{sid}/", info.get("first_ts") or ""])
-            sdir = f"{BUNDLES}/{p.dir_name}/{sid}"
+            pdir_rel = f"{BUNDLES}/{p.dir_name}"
             files = keep.setdefault(sid, set())
+            d = out / part_dir(p.dir_name, sid)
             tail_parts = []
             for tid, t in st.get("transcripts", {}).items():
-                d = out / part_dir(p.dir_name, sid, tid)
                 full, rest = _chunks(t)
                 for name, nos in full:
-                    crel = f"{sdir}/{tid}/{name}.js"
-                    files.add(f"{tid}/{name}.js")
+                    fname = f"{sid}~{tid}~{name}.js"
+                    crel = f"{pdir_rel}/{fname}"
+                    files.add(fname)
                     chunks.append(crel)
                     # Named by its pages' HTML hashes: present = up to date, except after a full
                     # build (new code may index the same pages differently; identical bytes are
                     # not rewritten by the writer).
                     if rendered is None or not (out / crel).exists():
-                        writer.write(crel, _chunk_script(crel, sid, _parts(d, nos)))
-                tail_parts.append((d, rest))
-            trel = f"{sdir}/tail.js"
-            files.add("tail.js")
+                        writer.write(crel, _chunk_script(crel, sid, _parts(d, tid, nos)))
+                tail_parts.append((tid, rest))
+            fname = f"{sid}~tail.js"
+            trel = f"{pdir_rel}/{fname}"
+            files.add(fname)
             chunks.append(trel)
             if rendered is None or (p.dir_name, sid) in rendered or not (out / trel).exists():
-                writer.write(trel, _chunk_script(trel, sid, [raw for d, nos in tail_parts for raw in _parts(d, nos)]))
+                writer.write(trel, _chunk_script(trel, sid, [raw for tid, nos in tail_parts for raw in _parts(d, tid, nos)]))
         _prune_chunks(out / BUNDLES / p.dir_name, keep,
                       None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name})
         # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
@@ -355,24 +365,9 @@ def remove_project(out: Path, project: str, deleted: list) -> None:
         pass
     shutil.rmtree(out / BUNDLES / project, ignore_errors=True)  # its chunk scripts
     shutil.rmtree(out / PARTS / project, ignore_errors=True)
-    shutil.rmtree(out / USAGE_PARTS / project, ignore_errors=True)
 
 
-def remove_session_files(out: Path) -> None:
-    """Delete the per-session parts of the first layout (``<project>/<session>.json`` directly
-    under the parts folders), left behind by a site built by an earlier version."""
-    for base in (out / PARTS, out / USAGE_PARTS):
-        try:
-            projects = list(base.iterdir())
-        except OSError:
-            continue
-        for pdir in projects:
-            try:
-                files = [f for f in pdir.iterdir() if f.suffix == ".json" and f.is_file()]
-            except OSError:
-                continue
-            for f in files:
-                try:
-                    f.unlink()
-                except OSError:
-                    pass
+def remove_old_layouts(out: Path) -> None:
+    """Delete the parts folders of earlier layouts (a full rebuild makes the current ones)."""
+    for rel in OLD_PARTS:
+        shutil.rmtree(out / rel, ignore_errors=True)

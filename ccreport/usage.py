@@ -93,7 +93,7 @@ class TranscriptUsage:
     units, prices.cost_units: exact, whatever the order).
 
     The ledger depends on this transcript's lines only, so the build keeps it beside the site
-    (``.ccreport/usage/<project>/<session>/<transcript>.json``) and resumes it when the file
+    (``.ccreport/parts/<project>/<session>/<transcript>~usage.json``) and resumes it when the file
     grows: lines re-read from the last page's first line are recognised (line number ≤ the
     group's ``last``) and not counted twice. The cross-transcript rules (replays, one count per
     response in the session) are applied when ledgers are merged (``merge_ledgers``).

@@ -54,7 +54,7 @@ def test_parts_and_bundle(tmp_path, build_site):
     out = tmp_path / "site"
     build_site(_home(tmp_path, "found narwhal.txt"), out)
     # One part per rendered page (state beside the site), bundled per project.
-    part = json.loads((out / ".ccreport/search/-home-u-proj/s1/main/0001.json").read_text())
+    part = json.loads((out / ".ccreport/parts/-home-u-proj/s1/main~0001.json").read_text())
     assert any("zebra" in d[3] for d in part)
     b = _bundle(out, "-home-u-proj")
     assert b["sessions"][0][0] == "s1" and b["sessions"][0][2] == "p/-home-u-proj/s1/"
@@ -227,9 +227,9 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
     out = tmp_path / "site"
     build_site(home, out, page_size=1)
     b = _bundle(out, "-p")
-    chunks = [c for c in b["chunks"] if not c.endswith("/tail.js")]
-    assert len(chunks) == 2 and all(c.startswith("search/-p/s1/main/") for c in chunks)
-    assert sorted(c for c in b["chunks"] if c.endswith("/tail.js")) == ["search/-p/s1/tail.js", "search/-p/s2/tail.js"]
+    chunks = [c for c in b["chunks"] if not c.endswith("~tail.js")]
+    assert len(chunks) == 2 and all(c.startswith("search/-p/s1~main~") for c in chunks)
+    assert sorted(c for c in b["chunks"] if c.endswith("~tail.js")) == ["search/-p/s1~tail.js", "search/-p/s2~tail.js"]
     docs, _ = read_session(discover(home).projects[0].sessions["s1"], 1)
     assert [d[1:] for d in b["docs"] if d[0] == 0] == docs
     loader = (out / "search/-p.js").read_bytes()
@@ -238,7 +238,7 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
         fh.write(json.dumps(user("late", "one more walrus")) + "\n")
     res = build_site(home, out, page_size=1)
     scripts = {Path(w).relative_to(out).as_posix() for w in res.written if w.endswith(".js")}
-    assert scripts == {"search/-p/s1/tail.js"}
+    assert scripts == {"search/-p/s1~tail.js"}
     assert (out / "search/-p.js").read_bytes() == loader
     assert any("walrus" in d[4] for d in _bundle(out, "-p")["docs"])
     # Enough lines to close another chunk: a third chunk, the loader lists it.
@@ -246,13 +246,13 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
         fh.writelines(json.dumps(user(f"x{i}", f"more {i}")) + "\n" for i in range(CHUNK_PAGES))
     build_site(home, out, page_size=1)
     b = _bundle(out, "-p")
-    assert len([c for c in b["chunks"] if not c.endswith("/tail.js")]) == 3
+    assert len([c for c in b["chunks"] if not c.endswith("~tail.js")]) == 3
     assert all((out / c).exists() for c in chunks)  # the first two were kept as they were
     # A vanished session takes its chunk scripts with it.
     (home / "projects/-p/s1.jsonl").unlink()
     build_site(home, out, page_size=1)
     assert not (out / "search/-p/s1").exists()
-    assert _bundle(out, "-p")["chunks"] == ["search/-p/s2/tail.js"]
+    assert _bundle(out, "-p")["chunks"] == ["search/-p/s2~tail.js"]
 
 
 @pytest.mark.browser
@@ -272,3 +272,26 @@ def test_search_loads_chunks_from_file_url(tmp_path, build_site, browser):
         assert page.get_attribute("#search-status", "data-count") == "1"
         assert target in page.locator("#search-results a.hit-title").first.get_attribute("href")
         page.close()
+
+
+def test_a_site_of_the_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path, build_site):
+    # Format 1 kept parts in .ccreport/search/<p>/<s>/<t>/ and .ccreport/usage/, and the site's search
+    # scripts in a folder per session: all of it goes, and the one-folder-per-session layout is made.
+    home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(3)}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=1)
+    old = [out / ".ccreport/search/-p/s1/main/0001.json", out / ".ccreport/usage/-p/s1/main.json",
+           out / "search/-p/s1/tail.js"]
+    for f in old:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("[]")
+    head = out / ".ccreport" / "state.json"
+    data = json.loads(head.read_text())
+    assert data["format"] == 2
+    head.write_text(json.dumps(data | {"format": 1}))
+    build_site(home, out, page_size=1)
+    assert not (out / ".ccreport/search").exists() and not (out / ".ccreport/usage").exists()
+    assert not (out / "search/-p/s1").exists()
+    assert sorted(p.name for p in (out / ".ccreport/parts/-p/s1").iterdir()) == [
+        "main~0001.json", "main~0002.json", "main~0003.json", "main~usage.json"]
+    assert sorted(p.name for p in (out / "search/-p").iterdir()) == ["s1~tail.js"]
