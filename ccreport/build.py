@@ -114,7 +114,7 @@ def _common(root: str, title: str, crumbs, page_kind: str, source: str = "") -> 
 def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts: Options,
                       agent_urls: dict, agent_calls: dict, parent_url: str | None, blobs: BlobStore,
                       project_title: str, resume: dict | None = None, copy_tool_result=None,
-                      ledgers: dict | None = None) -> dict:
+                      ledgers: dict | None = None, parts: dict | None = None, docs: dict | None = None) -> dict:
     """Stream one transcript into its pages. Returns its summary (counts, pages, usage…).
 
     ``resume`` is the transcript's previous summary (state.py): reading then starts at the first
@@ -123,10 +123,11 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     incremental run needs: ``hashes`` (page no → sha256 of its HTML), ``agent_refs`` (sub-agent
     id → [page no, linked]) and ``agent_keys`` (agent_calls keys worth keeping).
 
-    Search and usage come from the same read: each written page's documents go to a part file
-    (search.write_page_part) and every entry feeds the transcript's usage ledger
-    (usage.TranscriptUsage, resumed from its file when ``resume`` is given), which is written at
-    the end and also put in ``ledgers`` (transcript id → ledger) for the session report.
+    Search and usage come from the same read: each written page's documents go to
+    ``docs[t.id][page no]`` and every entry feeds the transcript's usage ledger
+    (usage.TranscriptUsage, resumed from the session's ``parts`` when ``resume`` is given), which
+    is put in ``ledgers`` (transcript id → ledger). update_session keeps both in the session's
+    parts file (search.parts_path).
     """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -135,13 +136,19 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                "size": t.size, "pages": [], "messages": 0, "malformed": 0, "lines": 0, "error": None, "pending": 0,
                "hashes": {}, "agent_refs": {}, "agent_keys": []}
     start_no, start_line, start_offset, carry = 1, 1, 0, None
-    ledger_rel = search.ledger_path(s.project.dir_name, s.id, t.id)
-    saved = _ledger(out / ledger_rel) if resume else None
-    if saved is None:
-        resume = None  # no usage ledger to continue (deleted?): read from line 1, same pages
+    parts = parts if parts is not None else {"ledgers": {}, "docs": None}
+    docs = docs if docs is not None else {}
+    saved = _ledger(parts["ledgers"].get(t.id)) if resume else None
+    kept_docs = (parts["docs"] or {}).get(t.id) or {}
+    if saved is None or parts["docs"] is None or not _tail_docs_kept(resume, kept_docs):
+        # No usage ledger to continue, or not the search documents of the closed pages the tail
+        # script holds (parts file or tail script deleted?): read from line 1, same pages.
+        resume = None
     ledger = saved or TranscriptUsage()
+    tdocs = docs[t.id] = {}
     if resume and resume.get("pages") and resume.get("carry_last") is not None:
         start_no, start_line, start_offset = resume["pages"][-1]
+        tdocs.update((k, v) for k, v in kept_docs.items() if int(k) < start_no)
         carry = _copy(resume["carry_last"])
         summary["pages"] = [list(p) for p in resume["pages"][:-1]]
         summary["hashes"] = {k: v for k, v in resume.get("hashes", {}).items() if int(k) < start_no}
@@ -155,7 +162,6 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
     keys = set(summary["agent_keys"])
-    part = (s.project.dir_name, s.id, t.id)
     try:
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
@@ -166,7 +172,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                 digest = _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url,
                                      blobs, heading, crumbs, agent_line, reader.pending,
                                      refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result,
-                                     part=part)
+                                     docs=tdocs)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
                 summary["hashes"][str(page.no)] = digest
             summary["lines"] = reader.line - 1 + (1 if reader.pending else 0)
@@ -176,7 +182,6 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     except OSError as exc:
         summary["error"] = f"cannot read {t.path}: {exc.strerror or exc}"
     summary["agent_keys"] = sorted(keys)
-    writer.write(ledger_rel, orjson.dumps(ledger.to_json()))
     if ledgers is not None:
         ledgers[t.id] = ledger
     c = builder.carry
@@ -192,14 +197,19 @@ def _copy(data):
     return orjson.loads(orjson.dumps(data))
 
 
-def _ledger(path: Path) -> TranscriptUsage | None:
-    """A transcript's saved usage ledger (None when missing or unreadable: a resumed read would
-    then miss the lines before its last page, so render_transcript reads from line 1 instead)."""
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
+def _ledger(data) -> TranscriptUsage | None:
+    """A transcript's saved usage ledger (None when missing: a resumed read would then miss the
+    lines before its last page, so render_transcript reads from line 1 instead)."""
     return TranscriptUsage(data) if isinstance(data, dict) else None
+
+
+def _tail_docs_kept(resume: dict | None, kept: dict) -> bool:
+    """Are the search documents of the transcript's closed pages outside full chunks (which the
+    tail script repeats and a resumed read does not render again) all in the parts file?"""
+    if not resume or not resume.get("pages"):
+        return True
+    last_no = resume["pages"][-1][0]
+    return all(str(n) in kept for n in search.chunked(resume)[1] if n < last_no)
 
 
 # Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
@@ -208,10 +218,10 @@ AGENT_TOOLS = ("Task", "Agent")
 
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
                 heading, crumbs, agent_line, pending, refs: dict | None = None, keys: set | None = None,
-                copy_tool_result=None, part: tuple | None = None) -> str:
+                copy_tool_result=None, docs: dict | None = None) -> str:
     """Render and write one page; returns the sha256 of its HTML. ``refs`` collects the sub-agent
     ids its calls name (and whether they were linked), ``keys`` the agent_calls keys to keep.
-    ``part`` = (project dir, session id, transcript id): also write the page's search documents."""
+    ``docs``: the page's search documents go in it, under its number."""
     lines = set()
     for m in page.messages:
         lines.update(m.lines)
@@ -245,9 +255,8 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
                        overview_url=("../" if t.slug else "") + "index.html",
                        parent_link=parent_url, pending=pending)
     writer.write(f"{rel}/{page_name(page.no)}", html)
-    if part is not None:
-        docs, skipped = search.page_docs(page.messages, (f"{t.slug}/" if t.slug else "") + page_name(page.no))
-        search.write_page_part(writer, *part, page.no, docs, skipped)
+    if docs is not None:
+        docs[str(page.no)] = search.page_docs(page.messages, (f"{t.slug}/" if t.slug else "") + page_name(page.no))[0]
     return page_hash(html)
 
 
@@ -341,6 +350,8 @@ def plan_transcript(s: Session, t: Transcript, prev: dict | None, parent: str | 
             prev["dir_mtime_ns"] = stamp  # all there: remember the folder as it is now
             if touched is not None:
                 touched.append(t.id)
+    if search.missing_chunks(out, s.project.dir_name, s.id, t.id, prev):
+        return "full"  # a search chunk deleted by hand: its pages' documents are not kept
     if t.size == prev.get("size") and t.mtime_ns == prev.get("mtime_ns"):
         return mode
     if t.size <= prev.get("size", 0):
@@ -383,6 +394,8 @@ def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | N
     plans, _ = session_plans(s, old, out, touched)
     if not all(m == "same" for m in plans.values()):
         return False
+    if not (out / search.tail_rel(s.project.dir_name, s.id)).exists():
+        return False  # update_session writes it again from the parts file
     return s.main is not None or (out / session_dir(s) / "index.html").exists()
 
 
@@ -406,6 +419,13 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     new_ts = {}
     ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
     pdir = s.project.dir_name
+    parts = search.load_parts(out, pdir, s.id) if old is not None else {"ledgers": {}, "docs": None}
+    if parts["docs"] is None:
+        # The tail script (which holds the documents of the pages not re-rendered) is gone: the
+        # transcripts are read again; pages that come out the same are not rewritten.
+        plans = {tid: "full" for tid in plans}
+        agent_calls = {}
+    docs: dict[str, dict] = {}  # transcript id → {page no: search documents}
     for t in s.transcripts:
         mode = plans[t.id]
         prev = prev_ts.get(t.id)
@@ -415,10 +435,11 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
             plans[t.id] = mode
         if mode == "same":
             summary = prev
+            docs[t.id] = parts["docs"].get(t.id) or {}  # (not None: see above)
         else:
             summary = render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title,
                                         resume=prev if mode == "grow" else None, copy_tool_result=copy,
-                                        ledgers=ledgers)
+                                        ledgers=ledgers, parts=parts, docs=docs)
             summary.update(source=_rel_source(s, t), inode=t.inode, mtime_ns=t.mtime_ns, parent_url=parent,
                            meta=[t.agent_type, t.description])
             consumed = summary.get("offset") or 0
@@ -426,7 +447,6 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
             summary["head"] = head_hash(t.path, summary["head_len"])
             if prev and mode == "full":
                 _prune_pages(out, transcript_dir(s, t), prev, len(summary["pages"]), deleted)
-                search.prune_page_parts(out, pdir, s.id, t.id, prev.get("pages", []), len(summary["pages"]))
             if mode == "full" and summary["pages"] and summary["error"] is None:
                 # Pages left from a longer earlier file that no state remembers (state deleted,
                 # or an older site in the folder): they would show lines the file no longer has.
@@ -436,23 +456,28 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     for tid, prev in prev_ts.items():
         if tid not in new_ts:  # the transcript file is gone: so are its pages
             _prune_pages(out, session_dir(s) + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
-            search.prune_page_parts(out, pdir, s.id, tid, prev.get("pages", []), 0)
-            _remove(out / search.ledger_path(pdir, s.id, tid), [])
     changed = any(m != "same" for m in plans.values()) or set(prev_ts) != set(new_ts)
     info = session_summary(s, results)
     old_report = ((old or {}).get("info") or {}).get("usage_report")
     if changed or old_report is None:
-        # Usage (usage.py): merge the transcripts' ledgers; those not read this time are loaded
-        # from their files (one row per API response; only the main one's sums and ids are used).
-        parts = []
+        # Usage (usage.py): merge the transcripts' ledgers; those not read this time come from
+        # the parts file (one row per API response; only the main one's sums and ids are used).
+        merged = []
         for t in s.transcripts:
-            led = ledgers.get(t.id) or _ledger(out / search.ledger_path(pdir, s.id, t.id)) or TranscriptUsage()
-            parts.append((t.id, t.kind, led))
-        info["usage_report"] = merge_ledgers(parts)
+            led = ledgers.get(t.id) or _ledger(parts["ledgers"].get(t.id)) or TranscriptUsage()
+            merged.append((t.id, t.kind, led))
+        info["usage_report"] = merge_ledgers(merged)
     else:
         info["usage_report"] = old_report
     if changed or not (out / session_dir(s) / "index.html").exists():
         write_session_overview(s, info, results, writer, project_title)
+    # Search: the session's chunk and tail scripts; its parts file keeps the tail pages' documents
+    # and every transcript's usage ledger for the next update.
+    search.write_session_search(writer, out, pdir, s.id, new_ts, docs, rewrite=full or old is None)
+    led_json = {t.id: (ledgers[t.id].to_json() if t.id in ledgers else parts["ledgers"].get(t.id))
+                for t in s.transcripts}
+    writer.write(search.parts_path(pdir, s.id),
+                 orjson.dumps({"ledgers": {k: v for k, v in led_json.items() if v is not None}}))
     for t in s.transcripts:  # after the last write into the folders: see plan_transcript
         new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
     keep = set((new_ts.get("main") or {}).get("agent_keys", []))
@@ -736,7 +761,7 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
         _prune_pages(out, rel + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
     _remove(out / rel / "index.html", deleted)
     _rmdir(out / rel)
-    search.remove_tree(out, search.part_dir(key[0], key[1]))
+    _remove(out / search.parts_path(key[0], key[1]), [])
 
 
 def _run(jobs, n, stop=None):

@@ -9,20 +9,21 @@ Why this shape:
 * Splitting per project keeps one page load small and lets the reader search one project without
   loading the rest.
 * Incremental builds: the renderer (build._write_page) computes the documents of every page it
-  writes and writes them beside it as a part (``site/.ccreport/parts/<project>/<session>/
-  <transcript>~<page>.json``, state, not site), so an append re-indexes only the pages it
-  re-renders and never re-reads the session. ``bundle`` then splices the parts into chunk
-  scripts: closed pages (which never change) CHUNK_PAGES at a time, written once; the open pages
-  in a small per-session tail. ``search/<project>.js`` only lists sessions and chunks, and the
-  manifest only projects, so an append rewrites one tail of at most CHUNK_PAGES pages, whatever
-  the session's size.
-  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader) and kept
-  in the same folder (``<transcript>~usage.json``).
-* Few folders: every file and folder a build creates costs an inode, and on ext4 that was a
-  third of a cold build's system time. So one folder of parts per session, and the site's search
-  scripts of a session sit directly in its project's folder (``search/<project>/<session>~tail.js``).
-  The ``~`` separated names stay distinct because what follows the last ``~`` has a fixed shape
-  (``NNNN.json``, ``usage.json``, ``tail.js``, ``NNNN-<hash>.js``).
+  writes, so an append re-indexes only the pages it re-renders and never re-reads the session.
+  A session's closed pages (which never change) go CHUNK_PAGES at a time into chunk scripts,
+  written once and never read again; the pages not in a full chunk go in the session's small
+  tail script, which names the (transcript, page) of each page it holds, so that an append, which
+  re-renders only the last page, reads the other pages' documents back from it and writes it
+  again. ``search/<project>.js`` only lists sessions and chunks, and the manifest only projects,
+  so an append rewrites one tail of at most CHUNK_PAGES pages, whatever the session's size.
+  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader); its
+  ledgers are kept in the session's parts file (``site/.ccreport/parts/<project>/<session>.json``,
+  state, not site).
+* Few files: every file and folder a build creates costs an inode, and creating them was up to a
+  third of a cold build's time on ext4 (0.1-0.7 ms each here). So one parts file per session
+  (not one per page and per ledger), and the search scripts of a session sit directly in its
+  project's folder (``search/<project>/<session>~tail.js``, ``<session>~<transcript>~NNNN-<hash>.js``);
+  the names stay distinct because what follows the last ``~`` has a fixed shape.
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
 ``a`` (an answer: assistant text and thinking), ``t`` (a tool call: name, input and result). Each
@@ -52,7 +53,7 @@ from .write import Writer
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
 PARTS = ".ccreport/parts"
-OLD_PARTS = (".ccreport/search", ".ccreport/usage")  # the folders of earlier layouts (format 1)
+OLD_PARTS = (".ccreport/search", ".ccreport/usage")  # the parts folders of format 1
 BUNDLES = "search"
 
 
@@ -135,25 +136,84 @@ def page_docs(messages, prefix: str) -> tuple[list[list], int]:
     return docs, skipped
 
 
-def part_dir(project: str, session_id: str) -> str:
-    """The folder (under the output folder) of a session's parts: search documents and usage."""
-    return f"{PARTS}/{project}/{session_id}"
+def parts_path(project: str, session_id: str) -> str:
+    """The session's parts file (under the output folder): its transcripts' usage ledgers."""
+    return f"{PARTS}/{project}/{session_id}.json"
 
 
-def part_name(transcript_id: str, no: int) -> str:
-    return f"{transcript_id}~{no:04d}.json"
+def load_parts(out: Path, project: str, session_id: str) -> dict:
+    """{"ledgers": {transcript id: ledger JSON}, "docs": {transcript id: {page no: documents}}
+    of the pages in the session's tail script, or None when that script is missing or unreadable}."""
+    try:
+        data = orjson.loads((out / parts_path(project, session_id)).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        data = None
+    ledgers = data.get("ledgers") if isinstance(data, dict) else None
+    return {"ledgers": ledgers if isinstance(ledgers, dict) else {}, "docs": _tail_docs(out, project, session_id)}
 
 
-def write_page_part(writer: Writer, project: str, session_id: str, transcript_id: str, no: int,
-                    docs: list, skipped: int = 0) -> None:
-    """One rendered page's documents (a JSON array of [kind, url, time, text]): written with the
-    page, so an append re-indexes only the pages it re-renders. The bundle step splices these
-    bytes as they are (no parsing), which keeps it to a read and a write of the project's index."""
-    writer.write(f"{part_dir(project, session_id)}/{part_name(transcript_id, no)}", orjson.dumps(docs))
+def _tail_docs(out: Path, project: str, session_id: str) -> dict | None:
+    try:
+        raw = (out / tail_rel(project, session_id)).read_bytes()
+    except OSError:
+        return None
+    head, tail = b"ccreportSearch.chunk(", b");\n"
+    if not (raw.startswith(head) and raw.endswith(tail)):
+        return None
+    try:
+        data = orjson.loads(raw[len(head):-len(tail)])
+        docs: dict = {}
+        for (tid, no), page in zip(data["keys"], data["pages"], strict=True):
+            docs.setdefault(tid, {})[str(no)] = page
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
+    return docs
 
 
-def ledger_path(project: str, session_id: str, transcript_id: str) -> str:
-    return f"{part_dir(project, session_id)}/{transcript_id}~usage.json"
+def chunk_rel(project: str, session_id: str, transcript_id: str, name: str) -> str:
+    return f"{BUNDLES}/{project}/{session_id}~{transcript_id}~{name}.js"
+
+
+def tail_rel(project: str, session_id: str) -> str:
+    return f"{BUNDLES}/{project}/{session_id}~tail.js"
+
+
+def missing_chunks(out: Path, project: str, session_id: str, transcript_id: str, summary: dict) -> bool:
+    """Is a full chunk of this transcript missing from the site (deleted by hand)? Its pages'
+    documents are not kept once it is written: only a read from line 1 makes it again."""
+    return any(not (out / chunk_rel(project, session_id, transcript_id, name)).exists()
+               for name, _ in _chunks(summary)[0])
+
+
+def write_session_search(writer: Writer, out: Path, project: str, session_id: str, transcripts: dict,
+                         docs: dict, rewrite: bool = False) -> dict:
+    """Write the session's search scripts: each full chunk not yet in the site (all of them when
+    ``rewrite``) and the tail. ``transcripts``: id → summary (pages, hashes), in session order;
+    ``docs``: id → {page no (str): documents} of the pages rendered now or kept from before.
+    Returns the documents of the tail pages."""
+    keep: dict = {}
+    tail: list[bytes] = []
+    keys: list = []
+    for tid, t in transcripts.items():
+        tdocs = docs.get(tid) or {}
+        full, rest = _chunks(t)
+        for name, nos in full:
+            crel = chunk_rel(project, session_id, tid, name)
+            if rewrite or not (out / crel).exists():
+                pages = [tdocs.get(str(n)) for n in nos]
+                if any(p is None for p in pages):
+                    continue  # cannot happen after plan_transcript's check; never write a partial chunk
+                writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
+        kept = {str(n): tdocs[str(n)] for n in rest if str(n) in tdocs}
+        keep[tid] = kept
+        for n in rest:
+            # Every tail page is named, an empty one too: the next update needs to know it had none.
+            if str(n) in kept:
+                keys.append([tid, n])
+                tail.append(orjson.dumps(kept[str(n)]))
+    trel = tail_rel(project, session_id)
+    writer.write(trel, _chunk_script(trel, session_id, tail, keys))
+    return keep
 
 
 def read_session(s: Session, page_size: int) -> tuple[list[list], dict]:
@@ -179,40 +239,6 @@ def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: W
     """The session's usage report from one more full read. Kept for callers of the first
     version; the build no longer calls it (and it writes nothing now: see read_session)."""
     return read_session(s, page_size)[1]
-
-
-def _read_part(path: Path) -> bytes | None:
-    """A page part's bytes, when they look like what write_page_part writes (an array)."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    return raw if raw.startswith(b"[") and raw.endswith(b"]") else None
-
-
-def remove_tree(out: Path, rel: str) -> None:
-    """Delete a folder of parts (state, not site files) and everything in it."""
-    shutil.rmtree(out / rel, ignore_errors=True)
-
-
-def prune_page_parts(out: Path, project: str, session_id: str, transcript_id: str, pages: list, keep: int) -> None:
-    """Drop the parts of pages past ``keep`` (all of the transcript's pages when 0)."""
-    d = out / part_dir(project, session_id)
-    if keep == 0:
-        prefix = f"{transcript_id}~"
-        try:
-            names = [n for n in os.listdir(d) if n.startswith(prefix) and n[len(prefix):-5].isdigit()]
-        except OSError:
-            return
-        for n in names:
-            (d / n).unlink(missing_ok=True)
-        return
-    for p in pages:
-        if p[0] > keep:
-            try:
-                (d / part_name(transcript_id, p[0])).unlink()
-            except OSError:
-                pass
 
 
 # Closed pages per chunk script. A transcript's closed pages never change, so each full group of
@@ -241,19 +267,14 @@ def _chunks(t: dict) -> tuple[list[tuple[str, list[int]]], list[int]]:
     return full, nos[k * CHUNK_PAGES:]
 
 
-def _chunk_script(rel: str, sid: str, parts: list[bytes]) -> bytes:
-    # {"file", "session", "pages": [[[kind, url, time, text], ...] per page]}: parts go in as written.
-    head = orjson.dumps({"file": rel, "session": sid})
+chunked = _chunks  # the public name (build.py)
+
+
+def _chunk_script(rel: str, sid: str, parts: list[bytes], keys: list | None = None) -> bytes:
+    # {"file", "session", ["keys": [[transcript, page no] per page],] "pages": [[[kind, url, time, text], ...]
+    # per page]}: parts go in as encoded. A tail names its pages (keys): an update reads them back.
+    head = orjson.dumps({"file": rel, "session": sid} | ({"keys": keys} if keys is not None else {}))
     return b"ccreportSearch.chunk(" + head[:-1] + b',"pages":[' + b",".join(parts) + b"]});\n"
-
-
-def _parts(d: Path, tid: str, nos: list[int]) -> list[bytes]:
-    out = []
-    for no in nos:
-        raw = _read_part(d / part_name(tid, no))
-        if raw and raw != b"[]":
-            out.append(raw)
-    return out
 
 
 def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -> None:
@@ -279,7 +300,8 @@ def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -
 def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None, sessions: dict | None = None,
            infos: dict | None = None, only: set | None = None, rendered: set | None = None) -> dict:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
-    manifest, from the page parts; sum the session usage reports. ``sessions`` is the build
+    manifest, listing the chunk and tail scripts the sessions' updates wrote; sum the session
+    usage reports. ``sessions`` is the build
     state's {(project, session id): state} (loaded from ``out`` when not given) and ``infos`` the
     {project: [session row]} of the indexes; a session's row carries its usage report.
     ``rendered``: the (project, session id) re-rendered by this build; the tails of the others
@@ -321,29 +343,16 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
                 continue
             info = rows[sid]
             index.append([sid, info.get("title") or sid, f"p/{p.dir_name}/{sid}/", info.get("first_ts") or ""])
-            pdir_rel = f"{BUNDLES}/{p.dir_name}"
+            # The session's scripts themselves are written by its update (write_session_search).
             files = keep.setdefault(sid, set())
-            d = out / part_dir(p.dir_name, sid)
-            tail_parts = []
             for tid, t in st.get("transcripts", {}).items():
-                full, rest = _chunks(t)
-                for name, nos in full:
-                    fname = f"{sid}~{tid}~{name}.js"
-                    crel = f"{pdir_rel}/{fname}"
-                    files.add(fname)
+                for name, _ in _chunks(t)[0]:
+                    crel = chunk_rel(p.dir_name, sid, tid, name)
+                    files.add(crel.rsplit("/", 1)[1])
                     chunks.append(crel)
-                    # Named by its pages' HTML hashes: present = up to date, except after a full
-                    # build (new code may index the same pages differently; identical bytes are
-                    # not rewritten by the writer).
-                    if rendered is None or not (out / crel).exists():
-                        writer.write(crel, _chunk_script(crel, sid, _parts(d, tid, nos)))
-                tail_parts.append((tid, rest))
-            fname = f"{sid}~tail.js"
-            trel = f"{pdir_rel}/{fname}"
-            files.add(fname)
+            trel = tail_rel(p.dir_name, sid)
+            files.add(trel.rsplit("/", 1)[1])
             chunks.append(trel)
-            if rendered is None or (p.dir_name, sid) in rendered or not (out / trel).exists():
-                writer.write(trel, _chunk_script(trel, sid, [raw for tid, nos in tail_parts for raw in _parts(d, tid, nos)]))
         _prune_chunks(out / BUNDLES / p.dir_name, keep,
                       None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name})
         # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
@@ -368,6 +377,18 @@ def remove_project(out: Path, project: str, deleted: list) -> None:
 
 
 def remove_old_layouts(out: Path) -> None:
-    """Delete the parts folders of earlier layouts (a full rebuild makes the current ones)."""
+    """Delete the parts of earlier layouts, no longer read: format 1's folders, and format 2's
+    folder per session (``.ccreport/parts/<project>/<session>/``, now one file)."""
     for rel in OLD_PARTS:
         shutil.rmtree(out / rel, ignore_errors=True)
+    try:
+        projects = list((out / PARTS).iterdir())
+    except OSError:
+        return
+    for pdir in projects:
+        try:
+            folders = [e for e in os.scandir(pdir) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for e in folders:
+            shutil.rmtree(e.path, ignore_errors=True)

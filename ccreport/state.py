@@ -7,7 +7,7 @@ Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible c
 
 ``state.json``::
 
-    {"format": 2,                 # this layout's version
+    {"format": 3,                 # this layout's version
      "ccreport": "0.1.0",         # the version that wrote it
      "fingerprint": "…",          # resources.fingerprint(): templates, assets and code
      "options": {"page_size": 50},# every option that changes the HTML (render_options())
@@ -20,7 +20,7 @@ different project title rebuilds that project's sessions (the title is in every 
 
 A session file::
 
-    {"format": 2, "project": dir, "id": sid, "title": "project title used in its headings",
+    {"format": 3, "project": dir, "id": sid, "title": "project title used in its headings",
      "agent_calls": {key: "page-0003.html#L812"},   # main-transcript calls sub-agents link back to
                                                     # (Task/Agent call ids, agentIds, known agents)
      "info": {…},                          # build.session_summary: the session's row in the indexes
@@ -60,7 +60,7 @@ import orjson
 from . import __version__
 from .write import atomic_write
 
-FORMAT = 2  # 2: one parts folder per session (search documents and usage together)
+FORMAT = 3  # 3: one parts file per session (tail search documents and usage ledgers)
 HEAD_BYTES = 64 * 1024
 STATE_DIR = ".ccreport"
 

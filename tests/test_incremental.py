@@ -122,9 +122,10 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     # and the closed-page chunks never change; search/manifest.js lists projects.
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
                        f"search/{PROJECT}/{SID}~tail.js"}
-    # The state written beside it: the re-rendered page's search part, nothing per session.
+    # No state file beside it: the tail script holds the open pages' search documents, and a prompt
+    # changes no usage ledger (the session's parts file).
     state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
-    assert state == {f".ccreport/parts/{PROJECT}/{SID}/main~0005.json"}
+    assert state == set()
     assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
     assert_same_as_cold(home, out, tmp_path, opts)
 

@@ -53,9 +53,13 @@ def _home(tmp_path, result_text):
 def test_parts_and_bundle(tmp_path, build_site):
     out = tmp_path / "site"
     build_site(_home(tmp_path, "found narwhal.txt"), out)
-    # One part per rendered page (state beside the site), bundled per project.
-    part = json.loads((out / ".ccreport/parts/-home-u-proj/s1/main~0001.json").read_text())
-    assert any("zebra" in d[3] for d in part)
+    # The pages outside full chunks are in the session's tail script, which names each page (an
+    # update reads them back from it); the usage ledgers are in the session's parts file (state).
+    tail = (out / "search/-home-u-proj/s1~tail.js").read_text()
+    data = json.loads(tail[len("ccreportSearch.chunk("):-len(");\n")])
+    assert data["keys"] == [["main", 1]] and any("zebra" in d[3] for d in data["pages"][0])
+    parts = json.loads((out / ".ccreport/parts/-home-u-proj/s1.json").read_text())
+    assert list(parts) == ["ledgers"] and parts["ledgers"]["main"]["rows"]
     b = _bundle(out, "-home-u-proj")
     assert b["sessions"][0][0] == "s1" and b["sessions"][0][2] == "p/-home-u-proj/s1/"
     docs = {d[1]: [] for d in b["docs"]}
@@ -274,24 +278,45 @@ def test_search_loads_chunks_from_file_url(tmp_path, build_site, browser):
         page.close()
 
 
-def test_a_site_of_the_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path, build_site):
-    # Format 1 kept parts in .ccreport/search/<p>/<s>/<t>/ and .ccreport/usage/, and the site's search
-    # scripts in a folder per session: all of it goes, and the one-folder-per-session layout is made.
+def test_a_site_of_an_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path, build_site):
+    # Format 1 kept parts in .ccreport/search/<p>/<s>/<t>/ and .ccreport/usage/, format 2 in
+    # .ccreport/parts/<p>/<s>/, both with the site's search scripts in a folder per session: all of
+    # it goes, and one parts file per session is made.
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(3)}})
     out = tmp_path / "site"
     build_site(home, out, page_size=1)
     old = [out / ".ccreport/search/-p/s1/main/0001.json", out / ".ccreport/usage/-p/s1/main.json",
-           out / "search/-p/s1/tail.js"]
+           out / ".ccreport/parts/-p/s1/main~0001.json", out / "search/-p/s1/tail.js"]
     for f in old:
         f.parent.mkdir(parents=True, exist_ok=True)
         f.write_text("[]")
     head = out / ".ccreport" / "state.json"
     data = json.loads(head.read_text())
-    assert data["format"] == 2
-    head.write_text(json.dumps(data | {"format": 1}))
+    assert data["format"] == 3
+    head.write_text(json.dumps(data | {"format": 2}))
     build_site(home, out, page_size=1)
     assert not (out / ".ccreport/search").exists() and not (out / ".ccreport/usage").exists()
-    assert not (out / "search/-p/s1").exists()
-    assert sorted(p.name for p in (out / ".ccreport/parts/-p/s1").iterdir()) == [
-        "main~0001.json", "main~0002.json", "main~0003.json", "main~usage.json"]
+    assert not (out / "search/-p/s1").exists() and not (out / ".ccreport/parts/-p/s1").exists()
+    assert sorted(p.name for p in (out / ".ccreport/parts/-p").iterdir()) == ["s1.json"]
     assert sorted(p.name for p in (out / "search/-p").iterdir()) == ["s1~tail.js"]
+
+
+def test_a_deleted_chunk_or_tail_is_made_again(tmp_path, build_site):
+    # Chunked pages' documents are not kept: a chunk deleted by hand makes its transcript read again
+    # from line 1; a deleted tail is written again from the parts file without reading anything.
+    from ccreport.search import CHUNK_PAGES
+
+    home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(CHUNK_PAGES + 3)}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=1)
+    chunk = next((out / "search/-p").glob("s1~main~0001-*.js"))
+    tail = out / "search/-p/s1~tail.js"
+    want_chunk, want_tail = chunk.read_bytes(), tail.read_bytes()
+    chunk.unlink()
+    res = build_site(home, out, page_size=1)
+    assert chunk.read_bytes() == want_chunk
+    assert any(str(p).endswith("page-0001.html") for p in res.written) is False  # identical pages not rewritten
+    tail.unlink()
+    res = build_site(home, out, page_size=1)
+    assert tail.read_bytes() == want_tail
+    assert [p for p in res.written if p.endswith(".html")] == []
