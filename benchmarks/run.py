@@ -268,6 +268,19 @@ def parse_floor(vdir: Path, home: Path, timeout: float) -> dict:
     return json.loads(r.stdout)
 
 
+def settle(seconds: float) -> None:
+    """Let the file system forget the previous run's deletions before the next run starts.
+
+    ext4 without a journal (this machine's) skips inodes freed in the last 5 s (300 s while their
+    inode table block is dirty) when it allocates new ones, and every skip costs a buffer lookup:
+    creating files right after deleting a site of thousands of files measured 0.4-0.7 ms per file
+    instead of 0.1 ms. Without this pause each tool would pay for the files the tool before it
+    deleted, a cost that depends on the run order, not on the tool."""
+    os.sync()
+    time.sleep(seconds)
+    os.sync()
+
+
 # --- the commands ------------------------------------------------------------------------------------
 def command(tool: str, vdir: Path, home: Path, out: Path, jobs: int | None) -> list:
     bin_ = vdir / "bin"
@@ -327,7 +340,9 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
              f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM, Python {m['python']}, "
              f"Linux {m['kernel']}; load average at start {m['load_at_start'][0]:.2f}.", "",
              "Tools: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()) + ".", "",
-             "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted). "
+             "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted), "
+             f"started {data.get('settle', 6.0):g} s after a sync that follows the previous run's deletion "
+             "(`settle()`: ext4 here makes file creation slow for a few seconds after many deletions). "
              f"Times are medians of the finished runs; rounds alternate the tool order. Peak RSS is the "
              "largest single process (`/usr/bin/time -v`); tree RSS is the peak of the whole process tree "
              "sampled every 50 ms (what a pool of workers really costs). Ratio = tool time / ccreport time. "
@@ -466,6 +481,8 @@ def main() -> int:
     ap.add_argument("--giant-timeout", type=float, default=300.0, help="seconds before a run is killed (giant home)")
     ap.add_argument("--mem-limit-mb", type=float, default=8000.0, help="kill a run whose process tree passes this RSS")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="ccreport --jobs for its main runs")
+    ap.add_argument("--settle", type=float, default=6.0,
+                    help="seconds to wait (after a sync) between deleting a site and the next run (see settle())")
     ap.add_argument("--no-jobs1", action="store_true", help="skip the ccreport --jobs 1 runs")
     ap.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " + ",".join(TOOLS))
     ap.add_argument("--homes", default="many,giant", help="comma-separated subset of many,giant")
@@ -547,7 +564,7 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_HOME", "CLAUDE_CONFIG_DIR", "BROWSER")}
     env.update(HOME=str(fake_home), BROWSER="true", PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
     data = {"command": "python3 benchmarks/run.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "scale": a.scale, "machine": machine(), "versions": versions, "jobs": a.jobs, "homes": [], "runs": []}
+            "scale": a.scale, "machine": machine(), "versions": versions, "jobs": a.jobs, "settle": a.settle, "homes": [], "runs": []}
     t_start = time.perf_counter()
     for kind in kinds:
         home = homes[kind]
@@ -578,6 +595,7 @@ def main() -> int:
                     shutil.rmtree(site)
                 site.parent.mkdir(parents=True, exist_ok=True)
                 clean_caches(home)
+                settle(a.settle)
                 jobs = 1 if variant == "jobs=1" else a.jobs
                 cmd = command(tool, venvs[tool], home, site, jobs if tool == "ccreport" else None)
                 work = out / "work"
