@@ -146,6 +146,8 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         resume = None
     ledger = saved or TranscriptUsage()
     tdocs = docs[t.id] = {}
+    rewrite_chunks = resume is None  # a read from line 1 (full build, or new code): chunks made again
+    chunks_done: set = set()
     if resume and resume.get("pages") and resume.get("carry_last") is not None:
         start_no, start_line, start_offset = resume["pages"][-1]
         tdocs.update((k, v) for k, v in kept_docs.items() if int(k) < start_no)
@@ -175,6 +177,11 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                                      docs=tdocs)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
                 summary["hashes"][str(page.no)] = digest
+                if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
+                    # CHUNK_PAGES more closed pages: their search chunk goes out now, and their
+                    # documents leave memory (a 1 GB transcript has thousands of pages).
+                    search.flush_chunks(writer, out, s.project.dir_name, s.id, t.id, summary, tdocs,
+                                        rewrite_chunks, chunks_done)
             summary["lines"] = reader.line - 1 + (1 if reader.pending else 0)
             summary["pending"] = reader.pending
             summary["offset"] = reader.offset

@@ -185,6 +185,25 @@ def missing_chunks(out: Path, project: str, session_id: str, transcript_id: str,
                for name, _ in _chunks(summary)[0])
 
 
+def flush_chunks(writer: Writer, out: Path, project: str, session_id: str, transcript_id: str, summary: dict,
+                 tdocs: dict, rewrite: bool, done: set) -> None:
+    """Write the transcript's full chunks not written yet (``done``: names already handled) and
+    drop their pages' documents from ``tdocs``: called while a long transcript is rendered, so
+    the documents held in memory never exceed a chunk's and the tail's."""
+    for name, nos in _chunks(summary)[0]:
+        if name in done:
+            continue
+        crel = chunk_rel(project, session_id, transcript_id, name)
+        if rewrite or not (out / crel).exists():
+            pages = [tdocs.get(str(n)) for n in nos]
+            if any(p is None for p in pages):
+                continue  # not all rendered in this run: write_session_search sees to it
+            writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
+        for n in nos:
+            tdocs.pop(str(n), None)
+        done.add(name)
+
+
 def write_session_search(writer: Writer, out: Path, project: str, session_id: str, transcripts: dict,
                          docs: dict, rewrite: bool = False) -> dict:
     """Write the session's search scripts: each full chunk not yet in the site (all of them when

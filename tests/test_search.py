@@ -320,3 +320,24 @@ def test_a_deleted_chunk_or_tail_is_made_again(tmp_path, build_site):
     res = build_site(home, out, page_size=1)
     assert tail.read_bytes() == want_tail
     assert [p for p in res.written if p.endswith(".html")] == []
+
+
+def test_documents_held_while_rendering_stay_bounded(tmp_path, build_site, monkeypatch):
+    # A long transcript's full chunks go out while it is rendered: the documents kept in memory
+    # never exceed a chunk and the open page (a 1 GB transcript has thousands of pages).
+    from ccreport import search
+    from ccreport.search import CHUNK_PAGES
+
+    held = []
+    real = search.flush_chunks
+
+    def spy(writer, out, project, sid, tid, summary, tdocs, rewrite, done):
+        real(writer, out, project, sid, tid, summary, tdocs, rewrite, done)
+        held.append(len(tdocs))
+
+    monkeypatch.setattr(search, "flush_chunks", spy)
+    home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(4 * CHUNK_PAGES + 3)}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=1)
+    assert len(held) >= 4 and max(held) <= 1  # after each flush only the page past the chunk is held
+    assert len(list((out / "search/-p").glob("s1~main~*.js"))) == 4
