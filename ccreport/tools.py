@@ -166,7 +166,6 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
 _NUMBERED = re.compile(r"^ *(\d+)(→|\t)(.*)$")
 # The same, for a whole block at once (one C-level pass instead of a Python loop per line).
 _BLOCK = {"→": re.compile(r"(?: *\d+→[^\n]*(?:\n|\Z))+"), "\t": re.compile(r"(?: *\d+\t[^\n]*(?:\n|\Z))+")}
-_PREFIX = {"→": re.compile(r"^ *(\d+)→", re.M), "\t": re.compile(r"^ *(\d+)\t", re.M)}
 
 
 def parse_numbered(text: str):
@@ -186,9 +185,10 @@ def parse_numbered(text: str):
         if _NUMBERED.match(after[: after.find("\n")] if "\n" in after else after):
             return _parse_numbered_lines(text)
     block = text[:end]
-    code = _PREFIX[sep].sub("", block)
-    return ([int(n) for n in _PREFIX[sep].findall(block)], code[:-1] if block.endswith("\n") else code, sep,
-            rest.strip())
+    # Every line of the block is " *<digits><sep>…" (the match above): a partition per line is exact,
+    # and 3× faster than a multiline regex, which tries every position of the text.
+    split = [ln.partition(sep) for ln in (block[:-1] if block.endswith("\n") else block).split("\n")]
+    return [int(p[0]) for p in split], "\n".join(p[2] for p in split), sep, rest.strip()
 
 
 def _parse_numbered_lines(text: str):

@@ -578,7 +578,7 @@ def test_parse_numbered_block_pass_agrees_with_the_line_by_line_reading():
 
     rng = random.Random(5)
     pieces = ["   1→a", "  12→def f():", "3\tx", "\t", "", " ", "  7→", "plain", "<system-reminder>", "  9→  y = 2  ",
-              "10→z", "\r", "   4→é", "  5\t", "→", "1→"]
+              "10→z", "\r", "   4→é", "  5\t", "→", "1→", " 3→a→b", "4\tx\ty"]
     for _ in range(20_000):
         t = "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) + ("\n" if rng.random() < 0.3 else "")
         assert parse_numbered(t) == _parse_numbered_lines(t), repr(t)
