@@ -126,8 +126,8 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     Search and usage come from the same read: each written page's documents go to
     ``docs[t.id][page no]`` and every entry feeds the transcript's usage ledger
     (usage.TranscriptUsage, resumed from the session's ``parts`` when ``resume`` is given), which
-    is put in ``ledgers`` (transcript id → ledger). update_session keeps both in the session's
-    parts file (search.parts_path).
+    is put in ``ledgers`` (transcript id → ledger). update_session keeps the ledgers in the
+    session's state and the documents in its search scripts.
     """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -426,7 +426,9 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     new_ts = {}
     ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
     pdir = s.project.dir_name
-    parts = search.load_parts(out, pdir, s.id) if old is not None else {"ledgers": {}, "docs": None}
+    # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
+    parts = ({"ledgers": old.get("ledgers") or {}, "docs": search.load_tail_docs(out, pdir, s.id)}
+             if old is not None else {"ledgers": {}, "docs": None})
     if parts["docs"] is None:
         # The tail script (which holds the documents of the pages not re-rendered) is gone: the
         # transcripts are read again; pages that come out the same are not rewritten.
@@ -483,8 +485,6 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
     search.write_session_search(writer, out, pdir, s.id, new_ts, docs, rewrite=full or old is None)
     led_json = {t.id: (ledgers[t.id].to_json() if t.id in ledgers else parts["ledgers"].get(t.id))
                 for t in s.transcripts}
-    writer.write(search.parts_path(pdir, s.id),
-                 orjson.dumps({"ledgers": {k: v for k, v in led_json.items() if v is not None}}))
     for t in s.transcripts:  # after the last write into the folders: see plan_transcript
         new_ts[t.id]["dir_mtime_ns"] = _dir_stamp(out / transcript_dir(s, t))
     keep = set((new_ts.get("main") or {}).get("agent_keys", []))
@@ -492,7 +492,7 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         keep.update(k for k in (t.id, t.tool_use_id) if k)
     state = {"format": STATE_FORMAT, "project": s.project.dir_name, "id": s.id, "title": project_title,
              "agent_calls": {k: agent_calls[k] for k in sorted(agent_calls) if k in keep}, "transcripts": new_ts,
-             "info": info}
+             "info": info, "ledgers": {k: v for k, v in led_json.items() if v is not None}}
     return {"info": info, "project": s.project.dir_name, "transcripts": results, "written": [str(p) for p in writer.written],
             "deleted": deleted, "errors": [r["error"] for r in results if r["error"]], "state": state}
 
@@ -768,7 +768,6 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
         _prune_pages(out, rel + (f"/agent-{tid}" if tid != "main" else ""), prev, 0, deleted)
     _remove(out / rel / "index.html", deleted)
     _rmdir(out / rel)
-    _remove(out / search.parts_path(key[0], key[1]), [])
 
 
 def _run(jobs, n, stop=None):

@@ -17,12 +17,11 @@ Why this shape:
   again. ``search/<project>.js`` only lists sessions and chunks, and the manifest only projects,
   so an append rewrites one tail of at most CHUNK_PAGES pages, whatever the session's size.
   Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader); its
-  ledgers are kept in the session's parts file (``site/.ccreport/parts/<project>/<session>.json``,
-  state, not site).
+  ledgers are kept in the session's state file (state.py).
 * Few files: every file and folder a build creates costs an inode, and creating them was up to a
-  third of a cold build's time on ext4 (0.1-0.7 ms each here). So one parts file per session
-  (not one per page and per ledger), and the search scripts of a session sit directly in its
-  project's folder (``search/<project>/<session>~tail.js``, ``<session>~<transcript>~NNNN-<hash>.js``);
+  third of a cold build's time on ext4 (0.1-0.7 ms each here). So no parts files beside the state
+  (there were one per page and one per ledger), and the search scripts of a session sit directly
+  in its project's folder (``search/<project>/<session>~tail.js``, ``<session>~<transcript>~NNNN-<hash>.js``);
   the names stay distinct because what follows the last ``~`` has a fixed shape.
 
 A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
@@ -52,8 +51,7 @@ from .write import Writer
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
-PARTS = ".ccreport/parts"
-OLD_PARTS = (".ccreport/search", ".ccreport/usage")  # the parts folders of format 1
+OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
 BUNDLES = "search"
 
 
@@ -136,20 +134,10 @@ def page_docs(messages, prefix: str) -> tuple[list[list], int]:
     return docs, skipped
 
 
-def parts_path(project: str, session_id: str) -> str:
-    """The session's parts file (under the output folder): its transcripts' usage ledgers."""
-    return f"{PARTS}/{project}/{session_id}.json"
-
-
-def load_parts(out: Path, project: str, session_id: str) -> dict:
-    """{"ledgers": {transcript id: ledger JSON}, "docs": {transcript id: {page no: documents}}
-    of the pages in the session's tail script, or None when that script is missing or unreadable}."""
-    try:
-        data = orjson.loads((out / parts_path(project, session_id)).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        data = None
-    ledgers = data.get("ledgers") if isinstance(data, dict) else None
-    return {"ledgers": ledgers if isinstance(ledgers, dict) else {}, "docs": _tail_docs(out, project, session_id)}
+def load_tail_docs(out: Path, project: str, session_id: str) -> dict | None:
+    """{transcript id: {page no: documents}} of the pages in the session's tail script, read back
+    from it (None when it is missing or unreadable)."""
+    return _tail_docs(out, project, session_id)
 
 
 def _tail_docs(out: Path, project: str, session_id: str) -> dict | None:
@@ -392,22 +380,9 @@ def remove_project(out: Path, project: str, deleted: list) -> None:
     except FileNotFoundError:
         pass
     shutil.rmtree(out / BUNDLES / project, ignore_errors=True)  # its chunk scripts
-    shutil.rmtree(out / PARTS / project, ignore_errors=True)
 
 
 def remove_old_layouts(out: Path) -> None:
-    """Delete the parts of earlier layouts, no longer read: format 1's folders, and format 2's
-    folder per session (``.ccreport/parts/<project>/<session>/``, now one file)."""
+    """Delete the parts folders of earlier layouts (formats 1-3), no longer read."""
     for rel in OLD_PARTS:
         shutil.rmtree(out / rel, ignore_errors=True)
-    try:
-        projects = list((out / PARTS).iterdir())
-    except OSError:
-        return
-    for pdir in projects:
-        try:
-            folders = [e for e in os.scandir(pdir) if e.is_dir(follow_symlinks=False)]
-        except OSError:
-            continue
-        for e in folders:
-            shutil.rmtree(e.path, ignore_errors=True)

@@ -7,7 +7,7 @@ Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible c
 
 ``state.json``::
 
-    {"format": 3,                 # this layout's version
+    {"format": 4,                 # this layout's version
      "ccreport": "0.1.0",         # the version that wrote it
      "fingerprint": "…",          # resources.fingerprint(): templates, assets and code
      "options": {"page_size": 50},# every option that changes the HTML (render_options())
@@ -20,10 +20,12 @@ different project title rebuilds that project's sessions (the title is in every 
 
 A session file::
 
-    {"format": 3, "project": dir, "id": sid, "title": "project title used in its headings",
+    {"format": 4, "project": dir, "id": sid, "title": "project title used in its headings",
      "agent_calls": {key: "page-0003.html#L812"},   # main-transcript calls sub-agents link back to
                                                     # (Task/Agent call ids, agentIds, known agents)
      "info": {…},                          # build.session_summary: the session's row in the indexes
+     "ledgers": {transcript_id: {…}},      # usage.TranscriptUsage.to_json(): a row per API response
+                                           # and running sums, resumed when the transcript grows
      "transcripts": {transcript_id: {      # "main" or the agent id
          # build.render_transcript's summary (what the overview and indexes show) …
          "id", "kind", "label", "agent_type", "description", "messages", "malformed", "counts",
@@ -60,7 +62,7 @@ import orjson
 from . import __version__
 from .write import atomic_write
 
-FORMAT = 3  # 3: one parts file per session (tail search documents and usage ledgers)
+FORMAT = 4  # 4: usage ledgers in the session file, search documents read back from the tail script
 HEAD_BYTES = 64 * 1024
 STATE_DIR = ".ccreport"
 

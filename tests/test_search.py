@@ -58,8 +58,8 @@ def test_parts_and_bundle(tmp_path, build_site):
     tail = (out / "search/-home-u-proj/s1~tail.js").read_text()
     data = json.loads(tail[len("ccreportSearch.chunk("):-len(");\n")])
     assert data["keys"] == [["main", 1]] and any("zebra" in d[3] for d in data["pages"][0])
-    parts = json.loads((out / ".ccreport/parts/-home-u-proj/s1.json").read_text())
-    assert list(parts) == ["ledgers"] and parts["ledgers"]["main"]["rows"]
+    state = json.loads((out / ".ccreport/sessions/-home-u-proj/s1.json").read_text())
+    assert state["ledgers"]["main"]["rows"] and not (out / ".ccreport/parts").exists()
     b = _bundle(out, "-home-u-proj")
     assert b["sessions"][0][0] == "s1" and b["sessions"][0][2] == "p/-home-u-proj/s1/"
     docs = {d[1]: [] for d in b["docs"]}
@@ -280,8 +280,8 @@ def test_search_loads_chunks_from_file_url(tmp_path, build_site, browser):
 
 def test_a_site_of_an_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path, build_site):
     # Format 1 kept parts in .ccreport/search/<p>/<s>/<t>/ and .ccreport/usage/, format 2 in
-    # .ccreport/parts/<p>/<s>/, both with the site's search scripts in a folder per session: all of
-    # it goes, and one parts file per session is made.
+    # .ccreport/parts/<p>/<s>/ (format 3: a file per session), with the site's search scripts in a
+    # folder per session: all of it goes (the ledgers are in the session state now).
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(3)}})
     out = tmp_path / "site"
     build_site(home, out, page_size=1)
@@ -292,12 +292,11 @@ def test_a_site_of_an_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path
         f.write_text("[]")
     head = out / ".ccreport" / "state.json"
     data = json.loads(head.read_text())
-    assert data["format"] == 3
+    assert data["format"] == 4
     head.write_text(json.dumps(data | {"format": 2}))
     build_site(home, out, page_size=1)
     assert not (out / ".ccreport/search").exists() and not (out / ".ccreport/usage").exists()
-    assert not (out / "search/-p/s1").exists() and not (out / ".ccreport/parts/-p/s1").exists()
-    assert sorted(p.name for p in (out / ".ccreport/parts/-p").iterdir()) == ["s1.json"]
+    assert not (out / "search/-p/s1").exists() and not (out / ".ccreport/parts").exists()
     assert sorted(p.name for p in (out / "search/-p").iterdir()) == ["s1~tail.js"]
 
 
