@@ -770,6 +770,12 @@ def _prune_session(out: Path, key: tuple[str, str], old: dict, deleted: list) ->
     _rmdir(out / rel)
 
 
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run(jobs, n, stop=None):
     if n <= 1 or len(jobs) <= 1:
         for j in jobs:
@@ -777,7 +783,9 @@ def _run(jobs, n, stop=None):
                 raise Interrupted()
             yield _session_job(j)
         return
-    pool = ProcessPoolExecutor(max_workers=n)
+    # Workers ignore Ctrl-C: the main process stops the build (and says so) instead of every
+    # worker printing its own KeyboardInterrupt traceback.
+    pool = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
     try:
         for r in pool.map(_session_job, jobs, chunksize=1):
             if stop is not None and stop.is_set():

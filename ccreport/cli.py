@@ -109,8 +109,15 @@ def build(home, out, page_size, jobs, quiet):
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
     progress = _Progress(not quiet)
-    with _site_errors(out):
-        res = run_build(home, out, opts, progress=progress)
+    try:
+        with _site_errors(out):
+            res = run_build(home, out, opts, progress=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        # Every page on disk is complete (atomic writes); the next build does the rest.
+        click.echo("ccreport: interrupted; the pages written so far are complete, the next build "
+                   "finishes the rest", err=True)
+        sys.exit(130)
     progress.close()
     for err in res.errors:
         click.echo(f"ccreport: error: {err}", err=True)

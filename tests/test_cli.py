@@ -197,3 +197,25 @@ def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch):
     q(1, 1)
     q.close()
     assert plain.getvalue() == ""
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_build_stops_it_in_one_line(tmp_path, corpus_home):
+    # SIGINT to the whole process group, as a terminal sends it: the main process says so in one
+    # line and exits 130; the workers ignore it (no traceback from any of them).
+    import signal
+    import time
+
+    exe = shutil.which("ccreport", path=os.path.dirname(sys.executable)) or "ccreport"
+    proc = subprocess.Popen([exe, "build", "--home", str(corpus_home), "--out", str(tmp_path / "site"), "-j", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "site" / "p").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the build finished before the signal arrived")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "interrupted; the pages written so far are complete" in err
