@@ -98,6 +98,12 @@
   // --- updating a page in place ---------------------------------------------------------------
   function parse(text) { return new DOMParser().parseFromString(text, "text/html"); }
 
+  // Performance marks of the last update (the benchmark's breakdown reads them; one of each kept).
+  function mark(name) {
+    if (!window.performance || !performance.mark) return;
+    try { performance.clearMarks("ccreport-live:" + name); performance.mark("ccreport-live:" + name); } catch (e) {}
+  }
+
   function messageMap(container) {
     var map = {};
     if (!container) return map;
@@ -179,12 +185,16 @@
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
+    mark("fetch");
     get(location.pathname + location.search).then(function (r) {
       if (!r.ok) throw new Error("HTTP " + r.status);
       return r.text();
     }).then(function (text) {
+      mark("fetched");
       var doc = parse(text);
+      mark("parsed");
       if (kind === "transcript") mergeTranscript(doc); else replaceMain(doc);
+      mark("merged");
     }).catch(function () { /* the next change tries again */ }).then(function () {
       busy = false;
       if (again) { again = false; refresh(); }
@@ -202,7 +212,7 @@
     var urls = d.urls || [];
     if (d.hello) body.setAttribute("data-live", "on");
     // hello: this stream just (re)connected; whatever changed while it was away is fetched now.
-    if (urls.indexOf(here) >= 0 || d.hello) refresh();
+    if (urls.indexOf(here) >= 0 || d.hello) { mark("event"); refresh(); }
   }
 
   // --- one event stream per browser --------------------------------------------------------------

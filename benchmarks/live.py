@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import re
 import shutil
 import statistics
@@ -61,22 +62,53 @@ def pct(values, p):
 
 
 # --- 1. append → visible ----------------------------------------------------------------------------
-def latency(url: str, transcript: Path, rel_page: str, appends: int) -> list[float]:
+# The stages of one append, each from the end of the one before (wall clock, ms):
+#   watch    file write → the rebuild starts (inotify, watchfiles' step/debounce, rescan)
+#   pages    the session's pages rendered and written (build.update_session)
+#   rest     the rest of the build (indexes, search bundle, state) before the push
+#   push     → the event arrives in the browser (SSE)
+#   fetch    → live.js has the changed page (or fragment) text
+#   parse    → DOMParser done
+#   merge    → the message is in the DOM
+# The stamps come from the event (BuildResult.stamps) and live.js's performance marks; a second
+# EventSource in the page records when the event arrived. Stages that overlap (a push before the
+# rest of the build) come out negative or zero for "rest": read them as a timeline.
+STAGES = ("watch", "pages", "rest", "push", "fetch", "parse", "merge")
+
+
+def breakdown(t0: float, ev: dict | None, marks: dict, seen: float) -> dict | None:
+    if not ev or "stamps" not in ev["data"] or not all(k in marks for k in ("fetched", "parsed", "merged")):
+        return None
+    st = {k: v * 1000 for k, v in ev["data"]["stamps"].items()}
+    recv = ev["recv"]
+    pushed = st.get("pushed", st["end"])  # when the event left (an early push leaves before "end")
+    return {"watch": st["start"] - t0, "pages": st["sessions"] - st["start"], "rest": pushed - st["sessions"],
+            "push": recv - pushed, "fetch": marks["fetched"] - recv, "parse": marks["parsed"] - marks["fetched"],
+            "merge": seen - marks["parsed"], "build_total": st["end"] - st["start"]}
+
+
+def latency(url: str, transcript: Path, rel_page: str, appends: int) -> tuple[list[float], list[dict]]:
     from playwright.sync_api import sync_playwright
 
-    out = []
+    out, parts = [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.goto(url + rel_page)
         page.wait_for_selector("body[data-live-stream=open]", timeout=30_000)
-        # Stamp each new message the moment it enters the DOM (epoch ms, like time.time()).
+        # Stamp each new message the moment it enters the DOM (epoch ms, like time.time()), and
+        # each event the moment it arrives (a second stream, the benchmark's own).
         page.evaluate("""() => {
+            const now = () => performance.timeOrigin + performance.now();
             window.__seen = {};
+            window.__events = [];
             new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes)
-                if (n.id) window.__seen[n.id] = performance.timeOrigin + performance.now(); })
+                if (n.id) window.__seen[n.id] = now(); })
               .observe(document.getElementById('messages'), {childList: true});
+            const es = new EventSource(document.body.dataset.root + '__events');
+            es.addEventListener('change', e => window.__events.push({recv: now(), data: JSON.parse(e.data)}));
         }""")
+        page.wait_for_function("() => window.__events.length > 0", timeout=30_000)  # the hello
         with open(transcript, "rb") as fh:
             line = sum(1 for _ in fh)
         for i in range(appends):
@@ -84,12 +116,29 @@ def latency(url: str, transcript: Path, rel_page: str, appends: int) -> list[flo
             entry = user(f"bench{i}", f"benchmark message {i}", sid=transcript.stem,
                          ts=f"2025-07-01T10:00:{i % 60:02d}.000Z")
             time.sleep(0.4)  # one append at a time: each one is its own rebuild
+            page.evaluate("() => { window.__events = []; }")
             t0 = time.time() * 1000
             append(transcript, [entry])
             page.wait_for_function(f"() => window.__seen['L{line}'] !== undefined", timeout=30_000)
-            out.append(page.evaluate(f"() => window.__seen['L{line}']") - t0)
+            got = page.evaluate(f"""() => {{
+                const m = {{}};
+                for (const e of performance.getEntriesByType('mark'))
+                    if (e.name.startsWith('ccreport-live:')) m[e.name.slice(14)] = performance.timeOrigin + e.startTime;
+                const ev = window.__events.find(e => (e.data.urls || []).some(u => '{rel_page}'.endsWith(u)));
+                return {{seen: window.__seen['L{line}'], marks: m, ev: ev || null}};
+            }}""")
+            out.append(got["seen"] - t0)
+            b = breakdown(t0, got["ev"], got["marks"], got["seen"])
+            if b:
+                parts.append(b)
         browser.close()
-    return out
+    return out, parts
+
+
+def summarize(parts: list[dict]) -> dict:
+    keys = list(STAGES) + ["build_total"]
+    return {k: {"p50": round(statistics.median(b[k] for b in parts), 1),
+                "p95": round(pct([b[k] for b in parts], 95), 1)} for k in keys} if parts else {}
 
 
 # --- 2. load ------------------------------------------------------------------------------------------
@@ -160,10 +209,12 @@ def main():
         try:
             pages = sorted((site / "p" / project / sid).glob("page-*.html"))
             rel_last = pages[-1].relative_to(site).as_posix()
-            lat = latency(url, transcript, rel_last, args.appends)
-            result = {"home": str(args.home or "synthetic (3 sessions)"), "appends": len(lat),
+            lat, parts = latency(url, transcript, rel_last, args.appends)
+            result = {"home": str(args.home or "synthetic (3 sessions)"), "page_size": args.page_size,
+                      "appends": len(lat), "last_page": rel_last,
                       "latency_ms": {"p50": round(statistics.median(lat), 1), "p95": round(pct(lat, 95), 1),
-                                     "min": round(min(lat), 1), "max": round(max(lat), 1)}}
+                                     "min": round(min(lat), 1), "max": round(max(lat), 1)},
+                      "breakdown_ms": summarize(parts), "load_average": os.getloadavg()}
             if not args.skip_load:
                 page_paths = ["/", f"/p/{project}/index.html", f"/p/{project}/{sid}/index.html", "/" + rel_last,
                               "/" + pages[0].relative_to(site).as_posix()]

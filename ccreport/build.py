@@ -62,6 +62,9 @@ class BuildResult:
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)  # pages of transcripts that are gone
     errors: list = field(default_factory=list)
+    # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
+    # pages written), "end". serve --watch passes them on so a benchmark can split its latency.
+    stamps: dict = field(default_factory=dict)
 
     def summary_line(self, out: Path) -> str:
         return (f"ccreport: {self.projects} projects, {self.sessions} sessions, {self.transcripts} transcripts, "
@@ -627,8 +630,9 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     something changed (sessions elsewhere are then taken from the state without a stat).
     ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session."""
     t0 = time.perf_counter()
+    started = time.time()
     catalog = catalog if catalog is not None else discover(home)
-    res = BuildResult(errors=list(catalog.problems))
+    res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = state if state is not None else State.load(out)
     fp = fingerprint()
@@ -689,6 +693,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
             st.dirty.add((r["project"], r["state"]["id"]))
         if r["info"] is not None:
             _count(res, infos_by_project, r["project"], r["info"])
+    res.stamps["sessions"] = time.time()
     # Sessions whose files are gone: their pages go too.
     for key in [k for k in st.sessions if k not in seen]:
         _prune_session(out, key, st.sessions.pop(key), res.deleted)
@@ -717,6 +722,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         res.errors.append(f"cannot save the incremental state in {st.dir}: {exc.strerror or exc}")
     res.projects = len(catalog.projects)
     res.seconds = time.perf_counter() - t0
+    res.stamps["end"] = time.time()
     return res
 
 

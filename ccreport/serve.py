@@ -115,13 +115,17 @@ class Live:
                 out.append(rel)
         return sorted(set(out))
 
-    def changed(self, written) -> None:
-        """The callback for whatever rebuilt the site: ``written`` = paths of files written."""
+    def changed(self, written, stamps: dict | None = None) -> None:
+        """The callback for whatever rebuilt the site: ``written`` = paths of files written;
+        ``stamps``: the rebuild's wall-clock stage times, passed on in the event (benchmarks)."""
         urls = self.urls(written)
         was_error = self.error
         self.error = None
         if urls or was_error:
-            self._publish("change", {"urls": urls, "error": None, "at": time.time()})
+            data = {"urls": urls, "error": None, "at": time.time()}
+            if stamps:
+                data["stamps"] = stamps
+            self._publish("change", data)
 
     def failed(self, message: str, written=()) -> None:
         self.error = message
@@ -418,11 +422,19 @@ class IncrementalFollow:
                 log(f"rebuild failed: {message}")
             live.failed(message)
 
+        last: dict = {}
+
+        def built(res) -> None:  # called just before on_change, on the same thread
+            last["stamps"] = res.stamps
+
+        def changed(paths) -> None:
+            live.changed(paths, last.get("stamps"))
+
         try:
             # A person is looking at the page: a short debounce (a burst of lines from one reply
             # still lands in one update) keeps append → visible small.
-            follow(self.home, self.out, self.opts, on_change=live.changed, stop_event=stop, on_error=failed,
-                   ready=ready, step_ms=5, debounce_ms=25)
+            follow(self.home, self.out, self.opts, on_change=changed, on_build=built, stop_event=stop,
+                   on_error=failed, ready=ready, step_ms=5, debounce_ms=25)
         except Exception as exc:  # the server goes on with the last good site and says why
             failed(f"the watcher stopped: {exc}")
             ready.set()
