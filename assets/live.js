@@ -6,6 +6,13 @@
 // already escaped - are moved in with importNode. Everything this file writes itself uses
 // textContent. The page's CSP forbids inline script; this file is the only live code.
 //
+// Small updates: when the event names the messages that changed on this page (its "fragments"),
+// only those are merged: the page's <main> holding just them comes in the event (or, when large,
+// from /__fragment). It is merged by id (new ones appended, changed ones replaced, gone ones
+// removed) and parsed with DOMParser like a whole page. Updates run one at a time in
+// event order; a fragment that is no longer there (a newer update replaced it) or any failure
+// falls back to fetching the whole page, which is always right.
+//
 // One connection per browser: the browser allows ~6 HTTP/1.1 connections per host, and every
 // EventSource holds one open. The tabs elect a leader with the Web Locks API; only the leader
 // opens /__events and re-broadcasts each event to the other tabs over a BroadcastChannel. Where
@@ -22,7 +29,7 @@
   var base = new URL(root, location.href);  // the site root, as a URL
   var here = sitePath(location.href);
   var known = null;        // id → outerHTML of each message as last fetched (the baseline)
-  var busy = false, again = false;
+  var jobs = [], busy = false;  // updates waiting: {frag: {...}, version: n} or {full: true}
   var lastVersion = -1;
   var ui = {};
 
@@ -126,7 +133,8 @@
     for (var i = 0; i < mine.length; i++) mine[i].replaceWith(document.importNode(theirs[i], true));
   }
 
-  function mergeTranscript(doc) {
+  // doc: the whole page, or (frag given) a fragment holding only the messages frag.ids changed.
+  function mergeTranscript(doc, frag) {
     var cur = document.getElementById("messages"), next = doc.getElementById("messages");
     if (!cur || !next) return;
     var follow = nearBottom();
@@ -136,24 +144,33 @@
     if (hasMessages) {
       for (var c = cur.firstElementChild; c;) { var n = c.nextElementSibling; if (!c.id) c.remove(); c = n; }
     }
+    if (frag) {
+      (frag.removed || []).forEach(function (id) {
+        var gone = document.getElementById(id);
+        if (gone && gone.parentNode === cur) gone.remove();
+        if (known) delete known[id];
+      });
+    }
     for (var el = next.firstElementChild; el; el = el.nextElementSibling) {
       if (!el.id) continue;
-      var html = el.outerHTML;
       var mine = document.getElementById(el.id);
+      // Whole page: only what differs from the baseline is replaced; a fragment holds nothing else.
+      var html = (known || !frag) ? el.outerHTML : null;
       if (!mine) {
         var imported = document.importNode(el, true);
         cur.appendChild(imported);
         if (window.ccreport) window.ccreport.localiseTimes(imported);
         added++;
-      } else if (known && known[el.id] !== undefined && known[el.id] !== html && mine.parentNode === cur) {
+      } else if (mine.parentNode === cur && (frag || (known && known[el.id] !== undefined && known[el.id] !== html))) {
         // A message that grew (its tool result arrived, more content blocks of the same reply).
         var repl = document.importNode(el, true);
         keepOpen(mine, repl);
         mine.replaceWith(repl);
         if (window.ccreport) window.ccreport.localiseTimes(repl);
       }
+      if (frag && known) known[el.id] = html;
     }
-    known = messageMap(next);
+    if (!frag) known = messageMap(next);
     var hadNext = !!document.querySelector("nav.pager a[rel=next]");
     swap("p.sub", doc);
     swap("nav.pager", doc);
@@ -182,24 +199,62 @@
     body.setAttribute("data-live-updated", String(Date.now()));
   }
 
-  function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
-    mark("fetch");
-    get(location.pathname + location.search).then(function (r) {
+  function fetchText(url) {
+    return get(url).then(function (r) {
       if (!r.ok) throw new Error("HTTP " + r.status);
       return r.text();
-    }).then(function (text) {
+    });
+  }
+
+  function runFull() {
+    mark("fetch");
+    return fetchText(location.pathname + location.search).then(function (text) {
       mark("fetched");
       var doc = parse(text);
       mark("parsed");
-      if (kind === "transcript") mergeTranscript(doc); else replaceMain(doc);
+      if (kind === "transcript") mergeTranscript(doc, null); else replaceMain(doc);
       mark("merged");
-    }).catch(function () { /* the next change tries again */ }).then(function () {
-      busy = false;
-      if (again) { again = false; refresh(); }
     });
   }
+
+  function runFragment(job) {
+    mark("fetch");
+    // Small fragments come in the event; larger ones are fetched (only by pages showing them).
+    var text = typeof job.frag.html === "string" ? Promise.resolve(job.frag.html) :
+      fetchText(root + "__fragment?url=" + encodeURIComponent(here) + "&v=" + job.version);
+    return text.then(function (text) {
+      mark("fetched");
+      var doc = parse(text);
+      mark("parsed");
+      mergeTranscript(doc, job.frag);
+      mark("merged");
+    });
+  }
+
+  // One update at a time, in event order. A waiting whole-page fetch covers every later change
+  // (it reads the page when it starts), so nothing is queued behind it.
+  function enqueue(job) {
+    if (jobs.length && jobs[jobs.length - 1].full) return;
+    jobs.push(job);
+    pump();
+  }
+
+  function pump() {
+    if (busy || !jobs.length) return;
+    busy = true;
+    var job = jobs.shift();
+    var run = job.full ? runFull() : runFragment(job).catch(function () {
+      // Gone (a newer update replaced it) or failed: the whole page is always right.
+      jobs.length = 0;
+      return runFull();
+    });
+    run.catch(function () { /* the next change tries again */ }).then(function () {
+      busy = false;
+      pump();
+    });
+  }
+
+  function refresh() { enqueue({ full: true }); }
 
   function onEvent(d) {
     if (!d || typeof d !== "object") return;
@@ -212,7 +267,11 @@
     var urls = d.urls || [];
     if (d.hello) body.setAttribute("data-live", "on");
     // hello: this stream just (re)connected; whatever changed while it was away is fetched now.
-    if (urls.indexOf(here) >= 0 || d.hello) { mark("event"); refresh(); }
+    if (urls.indexOf(here) < 0 && !d.hello) return;
+    mark("event");
+    var frag = !d.hello && kind === "transcript" && d.fragments && d.fragments[here];
+    if (frag && typeof d.version === "number") enqueue({ frag: frag, version: d.version });
+    else refresh();
   }
 
   // --- one event stream per browser --------------------------------------------------------------

@@ -66,25 +66,24 @@ def pct(values, p):
 #   watch    file write → the rebuild starts (inotify, watchfiles' step/debounce, rescan)
 #   pages    the session's pages rendered and written (build.update_session)
 #   rest     the rest of the build (indexes, search bundle, state) before the push
-#   push     → the event arrives in the browser (SSE)
-#   fetch    → live.js has the changed page (or fragment) text
+#   push     → live.js has the event (SSE)
+#   fetch    → live.js has the changed messages' HTML (in the event when small, else fetched)
 #   parse    → DOMParser done
 #   merge    → the message is in the DOM
-# The stamps come from the event (BuildResult.stamps) and live.js's performance marks; a second
-# EventSource in the page records when the event arrived. Stages that overlap (a push before the
-# rest of the build) come out negative or zero for "rest": read them as a timeline.
+# The stamps come from the event (build stamps, "at") and live.js's performance marks; a second
+# EventSource in the page keeps a copy of each event for the benchmark. serve pushes a session's pages before it
+# rebuilds the indexes, so "rest" is only what lies between the two (the indexes come after).
 STAGES = ("watch", "pages", "rest", "push", "fetch", "parse", "merge")
 
 
 def breakdown(t0: float, ev: dict | None, marks: dict, seen: float) -> dict | None:
-    if not ev or "stamps" not in ev["data"] or not all(k in marks for k in ("fetched", "parsed", "merged")):
+    if not ev or "stamps" not in ev["data"] or not all(k in marks for k in ("event", "fetched", "parsed")):
         return None
     st = {k: v * 1000 for k, v in ev["data"]["stamps"].items()}
-    recv = ev["recv"]
-    pushed = st.get("pushed", st["end"])  # when the event left (an early push leaves before "end")
+    pushed = ev["data"]["at"] * 1000  # when the event left (an early push leaves before the build ends)
     return {"watch": st["start"] - t0, "pages": st["sessions"] - st["start"], "rest": pushed - st["sessions"],
-            "push": recv - pushed, "fetch": marks["fetched"] - recv, "parse": marks["parsed"] - marks["fetched"],
-            "merge": seen - marks["parsed"], "build_total": st["end"] - st["start"]}
+            "push": marks["event"] - pushed, "fetch": marks["fetched"] - marks["event"],
+            "parse": marks["parsed"] - marks["fetched"], "merge": seen - marks["parsed"]}
 
 
 def latency(url: str, transcript: Path, rel_page: str, appends: int) -> tuple[list[float], list[dict]]:
@@ -136,7 +135,7 @@ def latency(url: str, transcript: Path, rel_page: str, appends: int) -> tuple[li
 
 
 def summarize(parts: list[dict]) -> dict:
-    keys = list(STAGES) + ["build_total"]
+    keys = STAGES
     return {k: {"p50": round(statistics.median(b[k] for b in parts), 1),
                 "p95": round(pct([b[k] for b in parts], 95), 1)} for k in keys} if parts else {}
 
@@ -230,6 +229,11 @@ def main():
             except subprocess.TimeoutExpired:
                 proc.kill()
         print(json.dumps(result, indent=2))
+        lat_ms = result["latency_ms"]
+        print(f"append → visible: p50 {lat_ms['p50']} ms, p95 {lat_ms['p95']} ms over {result['appends']} appends "
+              f"(page size {args.page_size}, load average {result['load_average'][0]:.2f})", file=sys.stderr)
+        for k, v in result["breakdown_ms"].items():
+            print(f"  {k:6s} p50 {v['p50']:7.1f}  p95 {v['p95']:7.1f} ms", file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

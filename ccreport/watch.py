@@ -53,13 +53,18 @@ def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
 def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]], None] | None = None,
            stop_event: threading.Event | None = None, on_build: Callable[[BuildResult], None] | None = None,
            on_error: Callable[[str], None] | None = None, step_ms: int = STEP_MS,
-           debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None) -> None:
+           debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None,
+           on_session: Callable[[list[str], dict], None] | None = None, render_cache=None) -> None:
     """Keep ``out`` current with ``home`` until ``stop_event`` is set (or Ctrl-C).
 
     ``on_change(paths)`` gets the absolute paths of the files each update wrote or deleted (only
     when there are some); ``on_build(result)`` every BuildResult, the first one included;
     ``on_error(message)`` a failure of one update (the watch goes on; the last good pages stay).
     ``ready`` is set once the watcher is in place (changes after that are never missed).
+    ``on_session(paths, stamps)``: during an update, the files of each session as soon as its
+    pages are written (before the indexes; with ``render_cache``, each page as soon as it is
+    written); ``on_change`` then gets only the paths not given yet.
+    ``render_cache`` (rendercache.RenderCache) is used by the updates (not the catch-up run).
     Raises HomeError when the home cannot be used at the start.
     """
     state = State.load(out)
@@ -84,7 +89,19 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
         try:
             names = _projects_of(changes, projects)
             catalog = discover(home) if names is None else rescan(catalog, names)
-            res = build(home, out, live, state=state, catalog=catalog, only_projects=names)
+            given: set[str] = set()
+            started = time.time()
+
+            def session_done(paths, stamps):
+                paths = [p for p in paths if p not in given]
+                if paths:
+                    given.update(paths)
+                    on_session(paths, stamps)
+
+            if render_cache is not None and on_session is not None:
+                render_cache.on_page = lambda path: session_done([path], {"start": started, "sessions": time.time()})
+            res = build(home, out, live, state=state, catalog=catalog, only_projects=names,
+                        on_session=session_done if on_session is not None else None, render_cache=render_cache)
         except HomeError as exc:
             _error(on_error, str(exc))
             continue
@@ -92,7 +109,7 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             _error(on_error, f"cannot update the site in {out}: {exc.strerror or exc}")
             state = State.load(out)  # what is on disk is the truth again
             continue
-        _report(res, on_change, on_build)
+        _report(res, on_change, on_build, given)
 
 
 def _projects_of(changes, projects: Path) -> set[str] | None:
@@ -121,10 +138,10 @@ def rescan(catalog: Catalog, names: set[str]) -> Catalog:
     return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)
 
 
-def _report(res: BuildResult, on_change, on_build) -> None:
+def _report(res: BuildResult, on_change, on_build, given: set | None = None) -> None:
     if on_build is not None:
         on_build(res)
-    changed = list(res.written) + list(res.deleted)
+    changed = [p for p in list(res.written) + list(res.deleted) if not given or str(p) not in given]
     if changed and on_change is not None:
         on_change(changed)
 
