@@ -428,7 +428,7 @@ def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | N
 
 
 def update_session(s: Session, out: Path, opts: Options, project_title: str, old: dict | None,
-                   full: bool = False, render_cache=None) -> dict:
+                   full: bool = False, render_cache=None, warm: frozenset = frozenset()) -> dict:
     """Bring one session's pages up to date with its transcripts, given its previous state (None:
     render everything; ``full``: render everything but still prune by ``old``). Returns the
     summaries, the files written and deleted, and the session's new state."""
@@ -443,6 +443,9 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         agent_calls: dict[str, str] = {}
     else:
         plans, agent_calls = session_plans(s, old, out)
+        for tid in warm:  # render the last page again, through the cache (build(warm=…))
+            if plans.get(tid) == "same":
+                plans[tid] = "grow"
     results = []
     new_ts = {}
     ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
@@ -648,7 +651,8 @@ def write_assets(writer: Writer) -> None:
 def _session_job(args):
     s, out, opts, title, old, full = args[:6]
     try:
-        return update_session(s, out, opts, title, old, full, render_cache=args[6] if len(args) > 6 else None)
+        return update_session(s, out, opts, title, old, full, render_cache=args[6] if len(args) > 6 else None,
+                              warm=args[7] if len(args) > 7 else frozenset())
     except Exception as exc:  # one broken session must not take the archive down
         import traceback
 
@@ -663,7 +667,7 @@ class Interrupted(Exception):
 
 def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
           catalog: Catalog | None = None, only_projects: set | None = None, stop=None,
-          on_session=None, render_cache=None) -> BuildResult:
+          on_session=None, render_cache=None, warm: dict | None = None) -> BuildResult:
     """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
     is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
     memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
@@ -671,11 +675,14 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
     ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session.
     ``on_session(paths, stamps)`` is called as each session's pages are written, before the
     indexes (serve --watch pushes a page that soon); ``render_cache`` (rendercache.RenderCache,
-    in-process builds only) re-uses the HTML of messages rendered by an earlier run."""
+    in-process builds only) re-uses the HTML of messages rendered by an earlier run; ``warm``
+    ((project dir, session id) → transcript ids) re-renders those transcripts' last pages even
+    when unchanged, to fill the cache (what is written is identical, so nothing is)."""
     t0 = time.perf_counter()
     started = time.time()
-    if opts.jobs > 1:
-        render_cache = None  # worker processes cannot share it
+    if opts.jobs > 1 or render_cache is None:
+        render_cache, warm = None, None  # worker processes cannot share it; warming needs it
+    warm = warm or {}
     catalog = catalog if catalog is not None else discover(home)
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
@@ -712,6 +719,10 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         # A new project title is in every heading of the project: then its sessions are redone.
         full = full_all or old_titles.get(pdir) != titles[pdir]
         quiet = only_projects is not None and pdir not in only_projects and old is not None
+        if key in warm and old is not None and not full:
+            jobs.append((s, out, opts, titles[pdir], old, full, render_cache, frozenset(warm[key])))
+            dirty.add(pdir)
+            continue
         if not full and (quiet or session_unchanged(s, old, out, touched := [])):
             if not quiet and touched:
                 st.dirty.add(key)  # a folder stamp was refreshed

@@ -180,7 +180,7 @@ def fingerprint(m, ctx: RenderContext) -> bytes:
         data = orjson.dumps(m)
     except (TypeError, orjson.JSONEncodeError) as exc:
         raise Uncacheable(str(exc)) from None
-    h = hashlib.blake2b(data, digest_size=20)
+    h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
     h.update(orjson.dumps([ctx.root, ctx.parent_url, ctx.embed, ctx.tool_results_url,
                            sorted(ctx.tool_results) if ctx.tool_results else None,
                            ctx.blobs is None, ctx.copy_tool_result is None]))
@@ -247,6 +247,11 @@ class RenderCache:
         while len(self._by) > self.max:
             self._by.popitem(last=False)
         return tr
+
+    def has(self, key: tuple) -> bool:
+        """Does the cache hold renders of this transcript (project dir, session id, transcript id)?"""
+        tr = self._by.get(key)
+        return tr is not None and bool(tr.entries)
 
     def add_fragment(self, page: str, fragment: dict) -> None:
         self.fragments.pop(page, None)

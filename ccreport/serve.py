@@ -45,6 +45,7 @@ PORT_TRIES = 20  # port in use → try the next ones, and say so
 MAX_EVENT_CLIENTS = 64  # event streams are cheap, but not free: one thread each
 MAX_FRAGMENTS = 256  # pages whose latest fragment is held for live.js (least recent dropped)
 INLINE_MAX = 32 * 1024  # a fragment up to this size rides in the event itself: no fetch at all
+MAX_VIEWS = 32  # transcript pages remembered between two idle turns of the follower
 PUSH_YIELD_S = 0.002  # after pushing a page, the follower pauses this long (see IncrementalFollow)
 
 
@@ -88,6 +89,7 @@ class Live:
         self.version = 0
         self.closed = False
         self.fragments: OrderedDict[str, tuple[int, bytes]] = OrderedDict()  # page → (version, html)
+        self.views: set[str] = set()  # transcript pages served since the follower last asked
 
     def subscribe(self) -> queue.Queue | None:
         with self.lock:
@@ -155,6 +157,17 @@ class Live:
             frags = {u: f for u, f in (fragments or {}).items() if u in urls}
             return self._publish("change", data, frags)
         return False
+
+    def viewed(self, rel: str) -> None:
+        """A transcript page was served: the follower warms its render cache for it."""
+        with self.lock:
+            if len(self.views) < MAX_VIEWS:
+                self.views.add(rel)
+
+    def take_views(self) -> list[str]:
+        with self.lock:
+            out, self.views = sorted(self.views), set()
+        return out
 
     def fragment(self, url: str, version: int) -> bytes | None:
         with self.lock:
@@ -352,7 +365,10 @@ class Handler(BaseHTTPRequestHandler):
         if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
             ctype += "; charset=utf-8"
         # Pages change under a live server; hashed assets and blobs never change under their name.
-        top = f.relative_to(self.server.site).parts[0]
+        rel_parts = f.relative_to(self.server.site).parts
+        top = rel_parts[0]
+        if self.server.live is not None and top == "p" and f.name.startswith("page-") and not head:
+            self.server.live.viewed("/".join(rel_parts))
         immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
         cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:
@@ -505,7 +521,7 @@ class IncrementalFollow:
             # still lands in one update) keeps append → visible small.
             follow(self.home, self.out, self.opts, on_change=changed, on_build=built, stop_event=stop,
                    on_error=failed, ready=ready, step_ms=5, debounce_ms=25, on_session=session_done,
-                   render_cache=cache)
+                   render_cache=cache, viewed=live.take_views)
         except Exception as exc:  # the server goes on with the last good site and says why
             failed(f"the watcher stopped: {exc}")
             ready.set()

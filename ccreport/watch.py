@@ -54,7 +54,8 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
            stop_event: threading.Event | None = None, on_build: Callable[[BuildResult], None] | None = None,
            on_error: Callable[[str], None] | None = None, step_ms: int = STEP_MS,
            debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None,
-           on_session: Callable[[list[str], dict], None] | None = None, render_cache=None) -> None:
+           on_session: Callable[[list[str], dict], None] | None = None, render_cache=None,
+           viewed: Callable[[], list[str]] | None = None) -> None:
     """Keep ``out`` current with ``home`` until ``stop_event`` is set (or Ctrl-C).
 
     ``on_change(paths)`` gets the absolute paths of the files each update wrote or deleted (only
@@ -65,6 +66,9 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
     pages are written (before the indexes; with ``render_cache``, each page as soon as it is
     written); ``on_change`` then gets only the paths not given yet.
     ``render_cache`` (rendercache.RenderCache) is used by the updates (not the catch-up run).
+    ``viewed()``, asked while idle, returns the site pages opened since (serve records them): the
+    transcripts they show whose renders are not cached yet are rendered again into the cache, so
+    the first append after a page is opened is as quick as the next ones.
     Raises HomeError when the home cannot be used at the start.
     """
     state = State.load(out)
@@ -84,11 +88,17 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             ready.set()  # the first yield (a change or a timeout) means the watcher is running
         if stop_event is not None and stop_event.is_set():
             break
+        warm = None
         if not changes:
-            continue
+            warm = _to_warm(viewed(), catalog, render_cache) if viewed is not None and render_cache is not None else None
+            if not warm:
+                continue
         try:
-            names = _projects_of(changes, projects)
-            catalog = discover(home) if names is None else rescan(catalog, names)
+            if warm:
+                names = {pdir for pdir, _ in warm}
+            else:
+                names = _projects_of(changes, projects)
+                catalog = discover(home) if names is None else rescan(catalog, names)
             given: set[str] = set()
             started = time.time()
 
@@ -101,7 +111,8 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             if render_cache is not None and on_session is not None:
                 render_cache.on_page = lambda path: session_done([path], {"start": started, "sessions": time.time()})
             res = build(home, out, live, state=state, catalog=catalog, only_projects=names,
-                        on_session=session_done if on_session is not None else None, render_cache=render_cache)
+                        on_session=session_done if on_session is not None else None, render_cache=render_cache,
+                        warm=warm)
         except HomeError as exc:
             _error(on_error, str(exc))
             continue
@@ -110,6 +121,26 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             state = State.load(out)  # what is on disk is the truth again
             continue
         _report(res, on_change, on_build, given)
+
+
+def _to_warm(pages, catalog: Catalog, render_cache) -> dict:
+    """Site pages (p/<project>/<session>/[agent-<id>/]page-N.html) → {(project, session): {transcript
+    ids}} of those known to the catalog and not in the cache yet."""
+    out: dict = {}
+    by_name = {p.dir_name: p for p in catalog.projects}
+    for page in pages or ():
+        parts = page.split("/")
+        if len(parts) not in (4, 5) or parts[0] != "p" or not parts[-1].startswith("page-"):
+            continue
+        project = by_name.get(parts[1])
+        s = project.sessions.get(parts[2]) if project is not None else None
+        if s is None:
+            continue
+        slug = parts[3] if len(parts) == 5 else ""
+        t = next((t for t in s.transcripts if t.slug == slug), None)
+        if t is not None and not render_cache.has((parts[1], s.id, t.id)):
+            out.setdefault((parts[1], s.id), set()).add(t.id)
+    return out
 
 
 def _projects_of(changes, projects: Path) -> set[str] | None:
