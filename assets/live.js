@@ -134,26 +134,34 @@
   }
 
   // doc: the whole page, or (frag given) a fragment holding only the messages frag.ids changed.
+  // Messages are the direct children of #messages, found by id among those only: a message holds
+  // anchors of its other lines (id="L12" inside L11), which must not be taken for messages.
   function mergeTranscript(doc, frag) {
     var cur = document.getElementById("messages"), next = doc.getElementById("messages");
     if (!cur || !next) return;
     var follow = nearBottom();
     var added = 0;
     var hasMessages = !!next.querySelector("[id^='L']");
-    // "This transcript is empty." goes once there is a message.
-    if (hasMessages) {
-      for (var c = cur.firstElementChild; c;) { var n = c.nextElementSibling; if (!c.id) c.remove(); c = n; }
+    var mineById = {}, c, n;
+    for (c = cur.firstElementChild; c;) {
+      n = c.nextElementSibling;
+      // "This transcript is empty." goes once there is a message.
+      if (!c.id) { if (hasMessages) c.remove(); } else mineById[c.id] = c;
+      c = n;
     }
-    if (frag) {
-      (frag.removed || []).forEach(function (id) {
-        var gone = document.getElementById(id);
-        if (gone && gone.parentNode === cur) gone.remove();
-        if (known) delete known[id];
-      });
+    var gone = frag ? (frag.removed || []) : [];
+    if (!frag) {  // the whole page is the truth: a message it no longer has is gone
+      var theirs = {};
+      for (c = next.firstElementChild; c; c = c.nextElementSibling) if (c.id) theirs[c.id] = true;
+      for (var id in mineById) if (!theirs[id]) gone.push(id);
     }
+    gone.forEach(function (id) {
+      if (mineById[id]) { mineById[id].remove(); delete mineById[id]; }
+      if (known) delete known[id];
+    });
     for (var el = next.firstElementChild; el; el = el.nextElementSibling) {
       if (!el.id) continue;
-      var mine = document.getElementById(el.id);
+      var mine = mineById[el.id];
       // Whole page: only what differs from the baseline is replaced; a fragment holds nothing else.
       var html = (known || !frag) ? el.outerHTML : null;
       if (!mine) {
@@ -161,7 +169,7 @@
         cur.appendChild(imported);
         if (window.ccreport) window.ccreport.localiseTimes(imported);
         added++;
-      } else if (mine.parentNode === cur && (frag || (known && known[el.id] !== undefined && known[el.id] !== html))) {
+      } else if (frag || (known && known[el.id] !== undefined && known[el.id] !== html)) {
         // A message that grew (its tool result arrived, more content blocks of the same reply).
         var repl = document.importNode(el, true);
         keepOpen(mine, repl);

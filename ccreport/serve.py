@@ -487,10 +487,14 @@ class IncrementalFollow:
     written paths to the open pages. Used in place of FullRebuild by ``serve --watch``."""
 
     def __init__(self, home: Path, out: Path, opts):
+        from .rendercache import RenderCache
+
         self.home, self.out, self.opts = home, out, opts
+        # Rendered messages kept between updates: an append renders its new message, not the
+        # whole last page again (rendercache.py); it also makes the fragments live.js merges.
+        self.cache = RenderCache()
 
     def run(self, live: "Live", stop: threading.Event, ready: threading.Event, log=None) -> None:
-        from .rendercache import RenderCache
         from .watch import follow
 
         def failed(message: str) -> None:
@@ -513,9 +517,7 @@ class IncrementalFollow:
                 # on with the indexes; otherwise the event waits for a switch (≈ 5 ms, or more).
                 time.sleep(PUSH_YIELD_S)
 
-        # Rendered messages kept between updates: an append renders its new message, not the
-        # whole last page again (rendercache.py); it also makes the fragments live.js fetches.
-        cache = RenderCache()
+        cache = self.cache
         try:
             # A person is looking at the page: a short debounce (a burst of lines from one reply
             # still lands in one update) keeps append → visible small.
