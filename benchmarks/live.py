@@ -5,7 +5,8 @@
 1. Latency: a server (`ccreport serve --watch`, its own process) serves a home; Debian's chromium
    opens the session's last page; the benchmark appends one line at a time to the transcript and
    measures, on one clock, from just before the write to the moment the page's DOM holds the new
-   message (a MutationObserver stamps it). Median and p95 over --appends appends.
+   message (a MutationObserver stamps it). Median and p95 over --appends appends, and the same
+   for each stage of an append (see STAGES below), printed on stderr with the load average.
 2. Load: --clients threads with keep-alive connections hammer pages, then the API, for --seconds
    each, on 127.0.0.1 only. Requests/s and the error count (any non-200 or socket error).
 

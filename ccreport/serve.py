@@ -13,10 +13,11 @@
   and live.js then fetches the whole page, as it always can.
 * No request hangs: sockets time out, the event stream sends a heartbeat and ends on shutdown.
 
-The rebuild is behind one seam: ``Rebuild.__call__(changes) -> list of written paths``. Today it is a
-full ``build.build()`` (the Writer only rewrites files whose bytes changed, so what it returns is
-already the changed set); an incremental follower can replace it without touching the rest:
-whatever produces "these files were written" calls ``Live.changed(paths)``.
+The rebuild is behind one seam: whatever produces "these files were written" calls
+``Live.changed(paths[, stamps, fragments])``. ``serve --watch`` runs IncrementalFollow (watch.follow:
+the incremental build with its state and a render cache in memory), which pushes each page as soon
+as it is written, with its fragment, and the rest (overview, indexes) after; ``FullRebuild`` (a
+whole ``build.build()`` per change) remains for tests.
 """
 
 from __future__ import annotations
@@ -483,8 +484,17 @@ def url_of(server: SiteServer) -> str:
 
 
 class IncrementalFollow:
-    """The live rebuild: watch.follow (the incremental build, state kept in memory) pushing the
-    written paths to the open pages. Used in place of FullRebuild by ``serve --watch``."""
+    """The live rebuild of ``serve --watch``: watch.follow (the incremental build, state kept in
+    memory) pushing the written paths to the open pages.
+
+    What keeps append → visible short (benchmarks/live.py prints the stages):
+    * a render cache (rendercache.py): the last page is re-rendered from its first line on every
+      append, but only the new or changed messages are rendered again;
+    * a page is pushed the moment it is written (RenderCache.on_page), before the rest of its
+      session and the indexes, with its fragment (only the changed messages) in the event;
+    * pages a browser loads are noted (Live.viewed) and their transcripts rendered into the cache
+      while idle, so the first append after opening a page is not a cold render either.
+    """
 
     def __init__(self, home: Path, out: Path, opts):
         from .rendercache import RenderCache
@@ -519,10 +529,11 @@ class IncrementalFollow:
 
         cache = self.cache
         try:
-            # A person is looking at the page: a short debounce (a burst of lines from one reply
-            # still lands in one update) keeps append → visible small.
+            # A person is looking at the page: a short step (watchfiles yields once no event came
+            # for this long: 2 ms → ~3.5 ms after the write, 5 ms → ~8 ms, measured) and debounce
+            # (a long burst of lines still lands in one update) keep append → visible small.
             follow(self.home, self.out, self.opts, on_change=changed, on_build=built, stop_event=stop,
-                   on_error=failed, ready=ready, step_ms=5, debounce_ms=25, on_session=session_done,
+                   on_error=failed, ready=ready, step_ms=2, debounce_ms=25, on_session=session_done,
                    render_cache=cache, viewed=live.take_views)
         except Exception as exc:  # the server goes on with the last good site and says why
             failed(f"the watcher stopped: {exc}")
