@@ -384,7 +384,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def _fragment(self, query: str, head: bool):
         live = self.server.live
-        q = parse_qs(query, max_num_fields=4)
+        try:
+            q = parse_qs(query, max_num_fields=4)
+        except ValueError:  # more fields than a fragment request has
+            return self._not_found(head)
         url, v = q.get("url", [""])[0], q.get("v", [""])[0]
         # Validated like a static path: it must name a page file inside the site (nothing is read
         # from disk here, but an unknown or outside name gets the same plain 404).

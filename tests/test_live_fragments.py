@@ -65,7 +65,8 @@ def test_fragment_is_served_for_the_latest_version_only(site_server):
     assert head[0] == 200 and head[2] == b""
     for q in (f"url={rel}&v={v - 1}", f"url={rel}&v={v + 1}", f"url={rel}", f"url={rel}&v=1e3", f"url={rel}&v=-{v}",
               f"v={v}", f"url=p/x/s/../s/page-0001.html&v={v}", f"url=p/x/s/%2e%2e/s/page-0001.html&v={v}",
-              f"url=/p/x/s/page-0001.html&v={v}", f"url=p/x/s/page-0002.html&v={v}", f"url=p/x/s&v={v}"):
+              f"url=/p/x/s/page-0001.html&v={v}", f"url=p/x/s/page-0002.html&v={v}", f"url=p/x/s&v={v}",
+              f"url={rel}&v={v}&a=1&b=2&c=3"):
         assert request(site_server, "/__fragment?" + q)[0] == 404, q
     # A large fragment is not put in the event; it waits at /__fragment.
     big = fragment_of(["L4"], '<article id="L4">' + "x" * INLINE_MAX + "</article>")
