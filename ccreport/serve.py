@@ -295,6 +295,14 @@ class Handler(BaseHTTPRequestHandler):
     def version_string(self):
         return "ccreport"
 
+    def handle(self):
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            # A keep-alive client that went away (a closed tab resets its idle connections):
+            # nothing to answer, and not an error worth a traceback on the console.
+            self.close_connection = True
+
     def log_message(self, fmt, *args):  # noqa: D401 - quiet unless asked
         if not self.server.quiet:
             sys.stderr.write("ccreport serve: " + (fmt % args) + "\n")

@@ -99,6 +99,21 @@ def test_served_transcript_pages_are_noted_for_warming(site_server):
     assert site_server.live.take_views() == []
 
 
+def test_a_client_that_resets_its_connection_leaves_no_traceback(site_server, capsys):
+    import socket
+    import struct
+
+    host, port = site_server.server.server_address[:2]
+    for _ in range(3):
+        s = socket.create_connection((host, port), timeout=10)
+        s.sendall(b"GET /p/x/s/page-0001.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()  # a reset, while the server waits for the next request on this connection
+    assert request(site_server, "/p/x/s/page-0001.html")[0] == 200  # still serving
+    assert "Traceback" not in capsys.readouterr().err
+
+
 # --- serve --watch end to end ------------------------------------------------------------------------
 def follow_server(tmp_path, turns=3, page_size=50):
     home = make_live_home(tmp_path / "home", turns=turns)
