@@ -7,8 +7,8 @@ visible latency. This cache hands back the HTML of a message rendered before whe
 depends on changed:
 
 * the message itself: a digest of all its data (orjson of the Message dataclass, with its calls
-  and their results, its lines and its first entry), and the context's fixed fields (``root``,
-  ``parent_url``, ``embed``, ``tool_results_url``);
+  and their results, its lines and its first entry), and the context's other fields (``root``,
+  ``parent_url``, ``embed``…: every RenderContext field but the four below);
 * whatever the renderer looked up in the context while rendering it: every ``x in page_lines``,
   every sub-agent URL asked for, every tool-results file copied, every blob saved. These lookups
   are recorded during the render and asked again before a stored render is used; one different
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import orjson
@@ -174,6 +174,23 @@ def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
     return True
 
 
+# The context fields whose uses are recorded (above); every other field is part of the key as it is,
+# so a field added to RenderContext later is keyed without anyone remembering to add it here.
+TRACKED = ("page_lines", "agent_urls", "blobs", "copy_tool_result")
+_FIXED = tuple(f.name for f in fields(RenderContext) if f.name not in TRACKED)
+
+
+def _plain(value):
+    # For the key only: sets in sorted order, anything else orjson cannot write by its repr (a
+    # repr that differs between equal values only costs a miss, never a wrong hit).
+    if isinstance(value, (set, frozenset)):
+        try:
+            return sorted(value)
+        except TypeError:
+            return repr(value)
+    return repr(value)
+
+
 def fingerprint(m, ctx: RenderContext) -> bytes:
     """The digest of everything a render of ``m`` depends on besides the recorded lookups."""
     try:
@@ -181,9 +198,8 @@ def fingerprint(m, ctx: RenderContext) -> bytes:
     except (TypeError, orjson.JSONEncodeError) as exc:
         raise Uncacheable(str(exc)) from None
     h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
-    h.update(orjson.dumps([ctx.root, ctx.parent_url, ctx.embed, ctx.tool_results_url,
-                           sorted(ctx.tool_results) if ctx.tool_results else None,
-                           ctx.blobs is None, ctx.copy_tool_result is None]))
+    fixed = [getattr(ctx, name) for name in _FIXED]
+    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
     return h.digest()
 
 

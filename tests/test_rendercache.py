@@ -184,6 +184,13 @@ def test_a_different_answer_to_a_recorded_lookup_renders_again(tmp_path):
     # The fixed context is part of the key too (another folder depth).
     deeper = RenderContext(root="../../../../", agent_urls=linked.agent_urls, page_lines={7, 8})
     assert renders.render(m, deeper, tmp_path) == render_message(m, deeper)
+    renders.end_pass()
+    misses = renders.misses
+    for other in (RenderContext(root="../../../../", agent_urls=linked.agent_urls, page_lines={7, 8}, embed=True),
+                  RenderContext(root="../../../../", agent_urls=linked.agent_urls, page_lines={7, 8},
+                                tool_results={"a.txt"}, tool_results_url="p/x/s/tool-results")):
+        assert renders.render(m, other, tmp_path) == render_message(m, other)
+    assert renders.misses == misses + 2  # every other context field is in the key
 
 
 def test_only_the_last_page_of_a_pass_is_kept(tmp_path):
