@@ -26,7 +26,7 @@ from typing import Callable
 
 import watchfiles
 
-from .build import BuildResult, Interrupted, Options, build
+from .build import BuildResult, Interrupted, Options, build, page_name
 from .home import Catalog, HomeError, _Inside, discover, load_project
 from .state import State
 
@@ -90,7 +90,7 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             break
         warm = None
         if not changes:
-            warm = _to_warm(viewed(), catalog, render_cache) if viewed is not None and render_cache is not None else None
+            warm = _to_warm(viewed(), catalog, render_cache, state) if viewed is not None and render_cache is not None else None
             if not warm:
                 continue
         try:
@@ -123,10 +123,15 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
         _report(res, on_change, on_build, given)
 
 
-def _to_warm(pages, catalog: Catalog, render_cache) -> dict:
+WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page render; appends wait behind it)
+
+
+def _to_warm(pages, catalog: Catalog, render_cache, state: State | None = None, limit: int = WARM_PER_TURN) -> dict:
     """Site pages (p/<project>/<session>/[agent-<id>/]page-N.html) → {(project, session): {transcript
-    ids}} of those known to the catalog and not in the cache yet."""
+    ids}} of those known to the catalog, not in the cache yet and (with ``state``) showing their
+    transcript's last page: an earlier page never changes, so reading it needs no warm cache."""
     out: dict = {}
+    n = 0
     by_name = {p.dir_name: p for p in catalog.projects}
     for page in pages or ():
         parts = page.split("/")
@@ -138,8 +143,17 @@ def _to_warm(pages, catalog: Catalog, render_cache) -> dict:
             continue
         slug = parts[3] if len(parts) == 5 else ""
         t = next((t for t in s.transcripts if t.slug == slug), None)
-        if t is not None and not render_cache.has((parts[1], s.id, t.id)):
-            out.setdefault((parts[1], s.id), set()).add(t.id)
+        if t is None or render_cache.has((parts[1], s.id, t.id)):
+            continue
+        if state is not None:
+            saved = (state.sessions.get((parts[1], s.id)) or {}).get("transcripts", {}).get(t.id) or {}
+            pages_of = saved.get("pages") or []
+            if not pages_of or parts[-1] != page_name(pages_of[-1][0]):
+                continue
+        out.setdefault((parts[1], s.id), set()).add(t.id)
+        n += 1
+        if n >= limit:
+            break
     return out
 
 

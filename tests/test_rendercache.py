@@ -307,3 +307,19 @@ def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):
     assert [p for p in res.written if ".ccreport" not in str(p)] == []  # identical pages: nothing written
     assert f.cache.has((PROJECT, SID, "main"))
     assert _to_warm([PAGE], catalog, f.cache) == {}  # warm already: not again
+
+
+def test_only_last_pages_are_warmed_and_a_few_at_a_time(tmp_path):
+    from ccreport.watch import _to_warm
+
+    opts = Options(page_size=5, jobs=1)
+    sids = [f"{SID[:-1]}{i}" for i in range(6)]
+    home = make_home(tmp_path / "home", {PROJECT: {f"{sid}.jsonl": lines_of(6, sid=sid) for sid in sids}})
+    out = tmp_path / "site"
+    build(home, out, opts)  # 12 messages a session: pages 1-3, page 3 the last
+    state, catalog, cache = State.load(out), discover(home), RenderCache()
+    first, last = (f"p/{PROJECT}/{sids[0]}/page-000{n}.html" for n in (1, 3))
+    assert _to_warm([first], catalog, cache, state) == {}  # a closed page never changes
+    assert _to_warm([last], catalog, cache, state) == {(PROJECT, sids[0]): {"main"}}
+    many = _to_warm([f"p/{PROJECT}/{sid}/page-0003.html" for sid in sids], catalog, cache, state, limit=4)
+    assert sum(len(v) for v in many.values()) == 4
