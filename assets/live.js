@@ -6,6 +6,13 @@
 // already escaped - are moved in with importNode. Everything this file writes itself uses
 // textContent. The page's CSP forbids inline script; this file is the only live code.
 //
+// Small updates: when the event names the messages that changed on this page (its "fragments"),
+// only those are merged: the page's <main> holding just them comes in the event (or, when large,
+// from /__fragment). It is merged by id (new ones appended, changed ones replaced, gone ones
+// removed) and parsed with DOMParser like a whole page. Updates run one at a time in
+// event order; a fragment that is no longer there (a newer update replaced it) or any failure
+// falls back to fetching the whole page, which is always right.
+//
 // One connection per browser: the browser allows ~6 HTTP/1.1 connections per host, and every
 // EventSource holds one open. The tabs elect a leader with the Web Locks API; only the leader
 // opens /__events and re-broadcasts each event to the other tabs over a BroadcastChannel. Where
@@ -22,7 +29,7 @@
   var base = new URL(root, location.href);  // the site root, as a URL
   var here = sitePath(location.href);
   var known = null;        // id → outerHTML of each message as last fetched (the baseline)
-  var busy = false, again = false;
+  var jobs = [], busy = false;  // updates waiting: {frag: {...}, version: n} or {full: true}
   var lastVersion = -1;
   var ui = {};
 
@@ -98,6 +105,12 @@
   // --- updating a page in place ---------------------------------------------------------------
   function parse(text) { return new DOMParser().parseFromString(text, "text/html"); }
 
+  // Performance marks of the last update (the benchmark's breakdown reads them; one of each kept).
+  function mark(name) {
+    if (!window.performance || !performance.mark) return;
+    try { performance.clearMarks("ccreport-live:" + name); performance.mark("ccreport-live:" + name); } catch (e) {}
+  }
+
   function messageMap(container) {
     var map = {};
     if (!container) return map;
@@ -120,34 +133,52 @@
     for (var i = 0; i < mine.length; i++) mine[i].replaceWith(document.importNode(theirs[i], true));
   }
 
-  function mergeTranscript(doc) {
+  // doc: the whole page, or (frag given) a fragment holding only the messages frag.ids changed.
+  // Messages are the direct children of #messages, found by id among those only: a message holds
+  // anchors of its other lines (id="L12" inside L11), which must not be taken for messages.
+  function mergeTranscript(doc, frag) {
     var cur = document.getElementById("messages"), next = doc.getElementById("messages");
     if (!cur || !next) return;
     var follow = nearBottom();
     var added = 0;
     var hasMessages = !!next.querySelector("[id^='L']");
-    // "This transcript is empty." goes once there is a message.
-    if (hasMessages) {
-      for (var c = cur.firstElementChild; c;) { var n = c.nextElementSibling; if (!c.id) c.remove(); c = n; }
+    var mineById = {}, c, n;
+    for (c = cur.firstElementChild; c;) {
+      n = c.nextElementSibling;
+      // "This transcript is empty." goes once there is a message.
+      if (!c.id) { if (hasMessages) c.remove(); } else mineById[c.id] = c;
+      c = n;
     }
+    var gone = frag ? (frag.removed || []) : [];
+    if (!frag) {  // the whole page is the truth: a message it no longer has is gone
+      var theirs = {};
+      for (c = next.firstElementChild; c; c = c.nextElementSibling) if (c.id) theirs[c.id] = true;
+      for (var id in mineById) if (!theirs[id]) gone.push(id);
+    }
+    gone.forEach(function (id) {
+      if (mineById[id]) { mineById[id].remove(); delete mineById[id]; }
+      if (known) delete known[id];
+    });
     for (var el = next.firstElementChild; el; el = el.nextElementSibling) {
       if (!el.id) continue;
-      var html = el.outerHTML;
-      var mine = document.getElementById(el.id);
+      var mine = mineById[el.id];
+      // Whole page: only what differs from the baseline is replaced; a fragment holds nothing else.
+      var html = (known || !frag) ? el.outerHTML : null;
       if (!mine) {
         var imported = document.importNode(el, true);
         cur.appendChild(imported);
         if (window.ccreport) window.ccreport.localiseTimes(imported);
         added++;
-      } else if (known && known[el.id] !== undefined && known[el.id] !== html && mine.parentNode === cur) {
+      } else if (frag || (known && known[el.id] !== undefined && known[el.id] !== html)) {
         // A message that grew (its tool result arrived, more content blocks of the same reply).
         var repl = document.importNode(el, true);
         keepOpen(mine, repl);
         mine.replaceWith(repl);
         if (window.ccreport) window.ccreport.localiseTimes(repl);
       }
+      if (frag && known) known[el.id] = html;
     }
-    known = messageMap(next);
+    if (!frag) known = messageMap(next);
     var hadNext = !!document.querySelector("nav.pager a[rel=next]");
     swap("p.sub", doc);
     swap("nav.pager", doc);
@@ -176,20 +207,62 @@
     body.setAttribute("data-live-updated", String(Date.now()));
   }
 
-  function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
-    get(location.pathname + location.search).then(function (r) {
+  function fetchText(url) {
+    return get(url).then(function (r) {
       if (!r.ok) throw new Error("HTTP " + r.status);
       return r.text();
-    }).then(function (text) {
-      var doc = parse(text);
-      if (kind === "transcript") mergeTranscript(doc); else replaceMain(doc);
-    }).catch(function () { /* the next change tries again */ }).then(function () {
-      busy = false;
-      if (again) { again = false; refresh(); }
     });
   }
+
+  function runFull() {
+    mark("fetch");
+    return fetchText(location.pathname + location.search).then(function (text) {
+      mark("fetched");
+      var doc = parse(text);
+      mark("parsed");
+      if (kind === "transcript") mergeTranscript(doc, null); else replaceMain(doc);
+      mark("merged");
+    });
+  }
+
+  function runFragment(job) {
+    mark("fetch");
+    // Small fragments come in the event; larger ones are fetched (only by pages showing them).
+    var text = typeof job.frag.html === "string" ? Promise.resolve(job.frag.html) :
+      fetchText(root + "__fragment?url=" + encodeURIComponent(here) + "&v=" + job.version);
+    return text.then(function (text) {
+      mark("fetched");
+      var doc = parse(text);
+      mark("parsed");
+      mergeTranscript(doc, job.frag);
+      mark("merged");
+    });
+  }
+
+  // One update at a time, in event order. A waiting whole-page fetch covers every later change
+  // (it reads the page when it starts), so nothing is queued behind it.
+  function enqueue(job) {
+    if (jobs.length && jobs[jobs.length - 1].full) return;
+    jobs.push(job);
+    pump();
+  }
+
+  function pump() {
+    if (busy || !jobs.length) return;
+    busy = true;
+    var job = jobs.shift();
+    var run = job.full ? runFull() : runFragment(job).catch(function () {
+      // Gone (a newer update replaced it) or failed: the whole page is always right.
+      jobs.length = 0;
+      return runFull();
+    });
+    run.catch(function () { /* the next change tries again */ }).then(function () {
+      busy = false;
+      pump();
+    });
+  }
+
+  function refresh() { enqueue({ full: true }); }
 
   function onEvent(d) {
     if (!d || typeof d !== "object") return;
@@ -202,7 +275,11 @@
     var urls = d.urls || [];
     if (d.hello) body.setAttribute("data-live", "on");
     // hello: this stream just (re)connected; whatever changed while it was away is fetched now.
-    if (urls.indexOf(here) >= 0 || d.hello) refresh();
+    if (urls.indexOf(here) < 0 && !d.hello) return;
+    mark("event");
+    var frag = !d.hello && kind === "transcript" && d.fragments && d.fragments[here];
+    if (frag && typeof d.version === "number") enqueue({ frag: frag, version: d.version });
+    else refresh();
   }
 
   // --- one event stream per browser --------------------------------------------------------------

@@ -62,6 +62,9 @@ class BuildResult:
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)  # pages of transcripts that are gone
     errors: list = field(default_factory=list)
+    # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
+    # pages written), "end". serve --watch passes them on so a benchmark can split its latency.
+    stamps: dict = field(default_factory=dict)
 
     def summary_line(self, out: Path) -> str:
         return (f"ccreport: {self.projects} projects, {self.sessions} sessions, {self.transcripts} transcripts, "
@@ -114,7 +117,8 @@ def _common(root: str, title: str, crumbs, page_kind: str, source: str = "") -> 
 def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts: Options,
                       agent_urls: dict, agent_calls: dict, parent_url: str | None, blobs: BlobStore,
                       project_title: str, resume: dict | None = None, copy_tool_result=None,
-                      ledgers: dict | None = None, parts: dict | None = None, docs: dict | None = None) -> dict:
+                      ledgers: dict | None = None, parts: dict | None = None, docs: dict | None = None,
+                      render_cache=None) -> dict:
     """Stream one transcript into its pages. Returns its summary (counts, pages, usage…).
 
     ``resume`` is the transcript's previous summary (state.py): reading then starts at the first
@@ -128,6 +132,9 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     (usage.TranscriptUsage, resumed from the session's ``parts`` when ``resume`` is given), which
     is put in ``ledgers`` (transcript id → ledger). update_session keeps the ledgers in the
     session's state and the documents in its search scripts.
+
+    ``render_cache`` (rendercache.RenderCache): reuse the HTML of unchanged messages, and leave a
+    fragment of each re-rendered page there for live pages.
     """
     rel = transcript_dir(s, t)
     root = _depth_root(rel)
@@ -164,6 +171,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
         crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     agent_line = " · ".join(x for x in (t.agent_type, t.description) if x)
     keys = set(summary["agent_keys"])
+    renders = render_cache.transcript((s.project.dir_name, s.id, t.id)) if render_cache is not None else None
     try:
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
@@ -174,7 +182,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
                 digest = _write_page(page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url,
                                      blobs, heading, crumbs, agent_line, reader.pending,
                                      refs=summary["agent_refs"], keys=keys, copy_tool_result=copy_tool_result,
-                                     docs=tdocs)
+                                     docs=tdocs, renders=renders, render_cache=render_cache)
                 summary["pages"].append([page.no, page.first_line, page.first_offset])
                 summary["hashes"][str(page.no)] = digest
                 if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
@@ -188,6 +196,9 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
             summary["carry_last"] = last.carry if last else None
     except OSError as exc:
         summary["error"] = f"cannot read {t.path}: {exc.strerror or exc}"
+    finally:
+        if renders is not None:
+            renders.end_pass()
     summary["agent_keys"] = sorted(keys)
     if ledgers is not None:
         ledgers[t.id] = ledger
@@ -225,19 +236,23 @@ AGENT_TOOLS = ("Task", "Agent")
 
 def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, agent_calls, parent_url, blobs,
                 heading, crumbs, agent_line, pending, refs: dict | None = None, keys: set | None = None,
-                copy_tool_result=None, docs: dict | None = None) -> str:
+                copy_tool_result=None, docs: dict | None = None, renders=None, render_cache=None) -> str:
     """Render and write one page; returns the sha256 of its HTML. ``refs`` collects the sub-agent
     ids its calls name (and whether they were linked), ``keys`` the agent_calls keys to keep.
-    ``docs``: the page's search documents go in it, under its number."""
+    ``docs``: the page's search documents go in it, under its number.
+    ``renders`` (rendercache.TranscriptRenders) renders through the cache; with ``render_cache``
+    a written page also leaves its fragment (only the new or changed messages) there."""
     lines = set()
     for m in page.messages:
         lines.update(m.lines)
     ctx = RenderContext(root=root, blobs=blobs, agent_urls=agent_urls, page_lines=lines, parent_url=parent_url,
                         copy_tool_result=copy_tool_result)
     parts = []
+    if renders is not None:
+        renders.begin_page()
     for m in page.messages:
         with colours_in_browser():
-            parts.append(render_message(m, ctx))
+            parts.append(renders.render(m, ctx, writer.out) if renders is not None else render_message(m, ctx))
         for call in m.calls:
             r = call.result
             aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
@@ -253,18 +268,46 @@ def _write_page(page: Page, s, t, rel, root, writer, tmpl, opts, agent_urls, age
                     keys.add(call.id)
     last_line = max(lines) if lines else page.first_line
     body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
-    html = tmpl.render(**_common(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}], "transcript"),
-                       page=page, heading=heading, transcript_label=t.label, agent_line=agent_line,
-                       last_line=last_line, body=Markup(body),
-                       prev_url=page_name(page.no - 1) if page.no > 1 else None,
-                       next_url=page_name(page.no + 1) if page.closed else None,
-                       window_before=list(range(max(2, page.no - 3), page.no)) if page.no > 1 else [],
-                       overview_url=("../" if t.slug else "") + "index.html",
-                       parent_link=parent_url, pending=pending)
-    writer.write(f"{rel}/{page_name(page.no)}", html)
+    args = dict(_common(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}], "transcript"),
+                page=page, heading=heading, transcript_label=t.label, agent_line=agent_line,
+                last_line=last_line, body=Markup(body),
+                prev_url=page_name(page.no - 1) if page.no > 1 else None,
+                next_url=page_name(page.no + 1) if page.closed else None,
+                window_before=list(range(max(2, page.no - 3), page.no)) if page.no > 1 else [],
+                overview_url=("../" if t.slug else "") + "index.html",
+                parent_link=parent_url, pending=pending)
+    html = tmpl.render(**args)
+    page_rel = f"{rel}/{page_name(page.no)}"
+    wrote = writer.write(page_rel, html)
+    if renders is not None:
+        _remember_page(renders, render_cache, page_rel, page.messages, parts, wrote, tmpl, args)
+        if wrote and render_cache is not None and render_cache.on_page is not None:
+            render_cache.on_page(str(writer.out / page_rel))  # live pages: out now, not after the session
     if docs is not None:
         docs[str(page.no)] = search.page_docs(page.messages, (f"{t.slug}/" if t.slug else "") + page_name(page.no))[0]
     return page_hash(html)
+
+
+def _remember_page(renders, render_cache, page_rel: str, messages, parts: list[str], wrote: bool, tmpl,
+                   args: dict) -> None:
+    """Keep the page's message HTML (by id) and, when the page was written and its previous
+    version is known, leave its fragment: the page's <main> element, rendered by the same
+    template with only the messages that are new or changed, and the ids of those gone. live.js
+    merges that instead of the whole page."""
+    now = {f"L{m.line}": html for m, html in zip(messages, parts)}
+    before = renders.pages.get(page_rel)
+    renders.pages = {page_rel: now}  # earlier pages of the transcript are closed: never re-rendered
+    if not wrote or before is None or render_cache is None:
+        return
+    changed = [k for k, html in now.items() if before.get(k) != html]
+    removed = [k for k in before if k not in now]
+    frag = tmpl.render(**dict(args, body=Markup("\n".join(now[k] for k in changed))))
+    # The page's own <main> holds all live.js merges (messages, sub-heading, pagers, end note).
+    # Transcript text inside it is escaped, so the last "</main>" is the element's own end.
+    i, j = frag.find('<main id="main">'), frag.rfind("</main>")
+    if 0 <= i < j:
+        frag = frag[i:j + len("</main>")]
+    render_cache.add_fragment(page_rel, {"ids": changed, "removed": removed, "html": frag})
 
 
 def _with_unfinished_tail(reader: Reader, fh):
@@ -407,7 +450,7 @@ def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | N
 
 
 def update_session(s: Session, out: Path, opts: Options, project_title: str, old: dict | None,
-                   full: bool = False) -> dict:
+                   full: bool = False, render_cache=None, warm: frozenset = frozenset()) -> dict:
     """Bring one session's pages up to date with its transcripts, given its previous state (None:
     render everything; ``full``: render everything but still prune by ``old``). Returns the
     summaries, the files written and deleted, and the session's new state."""
@@ -422,6 +465,9 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         agent_calls: dict[str, str] = {}
     else:
         plans, agent_calls = session_plans(s, old, out)
+        for tid in warm:  # render the last page again, through the cache (build(warm=…))
+            if plans.get(tid) == "same":
+                plans[tid] = "grow"
     results = []
     new_ts = {}
     ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
@@ -448,7 +494,7 @@ def update_session(s: Session, out: Path, opts: Options, project_title: str, old
         else:
             summary = render_transcript(s, t, out, writer, opts, agent_urls, agent_calls, parent, blobs, project_title,
                                         resume=prev if mode == "grow" else None, copy_tool_result=copy,
-                                        ledgers=ledgers, parts=parts, docs=docs)
+                                        ledgers=ledgers, parts=parts, docs=docs, render_cache=render_cache)
             summary.update(source=_rel_source(s, t), inode=t.inode, mtime_ns=t.mtime_ns, parent_url=parent,
                            meta=[t.agent_type, t.description])
             consumed = summary.get("offset") or 0
@@ -637,9 +683,10 @@ def write_assets(writer: Writer) -> None:
 
 # --- the whole build --------------------------------------------------------------------------
 def _session_job(args):
-    s, out, opts, title, old, full = args
+    s, out, opts, title, old, full = args[:6]
     try:
-        return update_session(s, out, opts, title, old, full)
+        return update_session(s, out, opts, title, old, full, render_cache=args[6] if len(args) > 6 else None,
+                              warm=args[7] if len(args) > 7 else frozenset())
     except Exception as exc:  # one broken session must not take the archive down
         import traceback
 
@@ -653,15 +700,25 @@ class Interrupted(Exception):
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
-          catalog: Catalog | None = None, only_projects: set | None = None, stop=None) -> BuildResult:
+          catalog: Catalog | None = None, only_projects: set | None = None, stop=None,
+          on_session=None, render_cache=None, warm: dict | None = None) -> BuildResult:
     """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
     is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
     memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
     something changed (sessions elsewhere are then taken from the state without a stat).
-    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session."""
+    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session.
+    ``on_session(paths, stamps)`` is called as each session's pages are written, before the
+    indexes (serve --watch pushes a page that soon); ``render_cache`` (rendercache.RenderCache,
+    in-process builds only) re-uses the HTML of messages rendered by an earlier run; ``warm``
+    ((project dir, session id) → transcript ids) re-renders those transcripts' last pages even
+    when unchanged, to fill the cache (what is written is identical, so nothing is)."""
     t0 = time.perf_counter()
+    started = time.time()
+    if opts.jobs > 1 or render_cache is None:
+        render_cache, warm = None, None  # worker processes cannot share it; warming needs it
+    warm = warm or {}
     catalog = catalog if catalog is not None else discover(home)
-    res = BuildResult(errors=list(catalog.problems))
+    res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = state if state is not None else State.load(out)
     fp = fingerprint()
@@ -696,6 +753,10 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         # A new project title is in every heading of the project: then its sessions are redone.
         full = full_all or old_titles.get(pdir) != titles[pdir]
         quiet = only_projects is not None and pdir not in only_projects and old is not None
+        if key in warm and old is not None and not full:
+            jobs.append((s, out, opts, titles[pdir], old, full, render_cache, frozenset(warm[key])))
+            dirty.add(pdir)
+            continue
         if not full and (quiet or session_unchanged(s, old, out, touched := [])):
             if not quiet and touched:
                 st.dirty.add(key)  # a folder stamp was refreshed
@@ -703,7 +764,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
             info = old.get("info") or session_summary(s, [old["transcripts"][t.id] for t in s.transcripts])
             _count(res, infos_by_project, pdir, info)
             continue
-        jobs.append((s, out, opts, titles[pdir], old, full))
+        jobs.append((s, out, opts, titles[pdir], old, full) + ((render_cache,) if render_cache is not None else ()))
         dirty.add(pdir)
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j[0].size)
@@ -717,11 +778,14 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         res.errors.extend(r["errors"])
         res.written.extend(r["written"])
         res.deleted.extend(r.get("deleted", []))
+        if on_session is not None and (r["written"] or r.get("deleted")):
+            on_session(list(r["written"]) + list(r.get("deleted", [])), {"start": started, "sessions": time.time()})
         if r["state"] is not None:
             st.sessions[(r["project"], r["state"]["id"])] = r["state"]
             st.dirty.add((r["project"], r["state"]["id"]))
         if r["info"] is not None:
             _count(res, infos_by_project, r["project"], r["info"])
+    res.stamps["sessions"] = time.time()
     # Sessions whose files are gone: their pages go too.
     for key in [k for k in st.sessions if k not in seen]:
         _prune_session(out, key, st.sessions.pop(key), res.deleted)
@@ -750,6 +814,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, state: State | No
         res.errors.append(f"cannot save the incremental state in {st.dir}: {exc.strerror or exc}")
     res.projects = len(catalog.projects)
     res.seconds = time.perf_counter() - t0
+    res.stamps["end"] = time.time()
     return res
 
 

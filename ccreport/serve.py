@@ -6,12 +6,18 @@
 * ``/api/…`` is the read-only transcript API (api.py), answered from the home, not the site.
 * ``/__live`` says whether this server is live (live.js asks it; a plain static server answers 404,
   and file:// pages never ask), ``/__events`` is the Server-Sent-Events stream of changed URLs.
+* Events name, per re-rendered page, the messages that changed, with the page's ``<main>`` holding
+  only those (rendercache.py) inline when small. ``/__fragment?url=<page>&v=<version>`` serves a
+  larger one: held in memory for the latest update of each page; anything else (an older
+  version, a page never announced, a URL that does not name a page inside the site) is a 404,
+  and live.js then fetches the whole page, as it always can.
 * No request hangs: sockets time out, the event stream sends a heartbeat and ends on shutdown.
 
-The rebuild is behind one seam: ``Rebuild.__call__(changes) -> list of written paths``. Today it is a
-full ``build.build()`` (the Writer only rewrites files whose bytes changed, so what it returns is
-already the changed set); an incremental follower can replace it without touching the rest:
-whatever produces "these files were written" calls ``Live.changed(paths)``.
+The rebuild is behind one seam: whatever produces "these files were written" calls
+``Live.changed(paths[, stamps, fragments])``. ``serve --watch`` runs IncrementalFollow (watch.follow:
+the incremental build with its state and a render cache in memory), which pushes each page as soon
+as it is written, with its fragment, and the rest (overview, indexes) after; ``FullRebuild`` (a
+whole ``build.build()`` per change) remains for tests.
 """
 
 from __future__ import annotations
@@ -26,9 +32,10 @@ import shutil
 import sys
 import threading
 import time
+from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import api
 from .pages import DEFAULT_PAGE_SIZE
@@ -37,6 +44,10 @@ HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (pro
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
 PORT_TRIES = 20  # port in use → try the next ones, and say so
 MAX_EVENT_CLIENTS = 64  # event streams are cheap, but not free: one thread each
+MAX_FRAGMENTS = 256  # pages whose latest fragment is held for live.js (least recent dropped)
+INLINE_MAX = 32 * 1024  # a fragment up to this size rides in the event itself: no fetch at all
+MAX_VIEWS = 32  # transcript pages remembered between two idle turns of the follower
+PUSH_YIELD_S = 0.002  # after pushing a page, the follower pauses this long (see IncrementalFollow)
 
 
 # --- which file a URL names -----------------------------------------------------------------------
@@ -78,6 +89,8 @@ class Live:
         self.error: str | None = None  # the last rebuild's failure, shown on every page until fixed
         self.version = 0
         self.closed = False
+        self.fragments: OrderedDict[str, tuple[int, bytes]] = OrderedDict()  # page → (version, html)
+        self.views: set[str] = set()  # transcript pages served since the follower last asked
 
     def subscribe(self) -> queue.Queue | None:
         with self.lock:
@@ -91,10 +104,24 @@ class Live:
         with self.lock:
             self.clients.discard(q)
 
-    def _publish(self, event: str, data: dict) -> None:
+    def _publish(self, event: str, data: dict, fragments: dict | None = None) -> bool:
         with self.lock:
             self.version += 1
             data = dict(data, version=self.version)
+            if fragments:
+                # The event names, per page, the messages that changed; the HTML stays here until
+                # live.js asks for it (only the pages someone has open are fetched).
+                data["fragments"] = {u: {"ids": f["ids"], "removed": f["removed"]} for u, f in fragments.items()}
+                for u, f in fragments.items():
+                    if len(f["html"]) <= INLINE_MAX:  # small (the usual append): no round trip
+                        data["fragments"][u]["html"] = f["html"]
+                    self.fragments.pop(u, None)
+                    self.fragments[u] = (self.version, f["html"].encode("utf-8"))
+                while len(self.fragments) > MAX_FRAGMENTS:
+                    self.fragments.popitem(last=False)
+            for u in data.get("urls", ()):
+                if u not in (fragments or {}):
+                    self.fragments.pop(u, None)  # rewritten without a fragment: the old one is stale
             for q in list(self.clients):
                 try:
                     q.put_nowait((event, data))
@@ -103,6 +130,7 @@ class Live:
                     # stream ends and the browser reconnects (and refetches) when it can.
                     self.clients.discard(q)
                     _end_stream(q)
+            return bool(self.clients)
 
     def urls(self, written) -> list[str]:
         out = []
@@ -115,13 +143,37 @@ class Live:
                 out.append(rel)
         return sorted(set(out))
 
-    def changed(self, written) -> None:
-        """The callback for whatever rebuilt the site: ``written`` = paths of files written."""
+    def changed(self, written, stamps: dict | None = None, fragments: dict | None = None) -> bool:
+        """The callback for whatever rebuilt the site: ``written`` = paths of files written;
+        ``stamps``: the rebuild's wall-clock stage times, passed on in the event (benchmarks);
+        ``fragments``: page (site-relative) → {"ids", "removed", "html"} for re-rendered pages.
+        True when an event went to at least one open stream."""
         urls = self.urls(written)
         was_error = self.error
         self.error = None
         if urls or was_error:
-            self._publish("change", {"urls": urls, "error": None, "at": time.time()})
+            data = {"urls": urls, "error": None, "at": time.time()}
+            if stamps:
+                data["stamps"] = stamps
+            frags = {u: f for u, f in (fragments or {}).items() if u in urls}
+            return self._publish("change", data, frags)
+        return False
+
+    def viewed(self, rel: str) -> None:
+        """A transcript page was served: the follower warms its render cache for it."""
+        with self.lock:
+            if len(self.views) < MAX_VIEWS:
+                self.views.add(rel)
+
+    def take_views(self) -> list[str]:
+        with self.lock:
+            out, self.views = sorted(self.views), set()
+        return out
+
+    def fragment(self, url: str, version: int) -> bytes | None:
+        with self.lock:
+            held = self.fragments.get(url)
+        return held[1] if held is not None and held[0] == version else None
 
     def failed(self, message: str, written=()) -> None:
         self.error = message
@@ -235,9 +287,21 @@ class Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate writes; with Nagle on, a keep-alive client's delayed ACK
     # stalls every response by ~40 ms.
     disable_nagle_algorithm = True
+    # Buffered: headers and a small body leave in one send (handle_one_request flushes after each
+    # request; the event stream flushes each event itself). Unbuffered, the body followed as a
+    # second packet, a few ms later when the follower thread held the GIL.
+    wbufsize = 64 * 1024
 
     def version_string(self):
         return "ccreport"
+
+    def handle(self):
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            # A keep-alive client that went away (a closed tab resets its idle connections):
+            # nothing to answer, and not an error worth a traceback on the console.
+            self.close_connection = True
 
     def log_message(self, fmt, *args):  # noqa: D401 - quiet unless asked
         if not self.server.quiet:
@@ -258,6 +322,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._json(200, {"live": live is not None, "error": live.error if live else None}, head)
             if path == "/__events":
                 return self._events(head)
+            if path == "/__fragment":
+                return self._fragment(parts.query, head)
             if path == "/api" or path.startswith("/api/"):
                 if self.server.home is None:
                     return self._json(404, {"error": "no Claude home: the API is off", "status": 404}, head)
@@ -308,7 +374,10 @@ class Handler(BaseHTTPRequestHandler):
         if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
             ctype += "; charset=utf-8"
         # Pages change under a live server; hashed assets and blobs never change under their name.
-        top = f.relative_to(self.server.site).parts[0]
+        rel_parts = f.relative_to(self.server.site).parts
+        top = rel_parts[0]
+        if self.server.live is not None and top == "p" and f.name.startswith("page-") and not head:
+            self.server.live.viewed("/".join(rel_parts))
         immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
         cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:
@@ -320,6 +389,28 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, ctype, size, cache)
             if not head:
                 shutil.copyfileobj(fh, self.wfile, 64 * 1024)
+
+    def _fragment(self, query: str, head: bool):
+        live = self.server.live
+        try:
+            q = parse_qs(query, max_num_fields=4)
+        except ValueError:  # more fields than a fragment request has
+            return self._not_found(head)
+        url, v = q.get("url", [""])[0], q.get("v", [""])[0]
+        # Validated like a static path: it must name a page file inside the site (nothing is read
+        # from disk here, but an unknown or outside name gets the same plain 404).
+        if live is None or not v.isdigit() or len(v) > 18 or not url.endswith(".html") or len(url) > 4096:
+            return self._not_found(head)
+        try:
+            f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
+        except UnicodeDecodeError:
+            f = None
+        raw = live.fragment(url, int(v)) if f is not None and f.relative_to(self.server.site).as_posix() == url else None
+        if raw is None:
+            return self._not_found(head)
+        self._send(200, "text/html; charset=utf-8", len(raw), "no-store")
+        if not head:
+            self.wfile.write(raw)
 
     def _events(self, head: bool):
         live = self.server.live
@@ -404,11 +495,25 @@ def url_of(server: SiteServer) -> str:
 
 
 class IncrementalFollow:
-    """The live rebuild: watch.follow (the incremental build, state kept in memory) pushing the
-    written paths to the open pages. Used in place of FullRebuild by ``serve --watch``."""
+    """The live rebuild of ``serve --watch``: watch.follow (the incremental build, state kept in
+    memory) pushing the written paths to the open pages.
+
+    What keeps append → visible short (benchmarks/live.py prints the stages):
+    * a render cache (rendercache.py): the last page is re-rendered from its first line on every
+      append, but only the new or changed messages are rendered again;
+    * a page is pushed the moment it is written (RenderCache.on_page), before the rest of its
+      session and the indexes, with its fragment (only the changed messages) in the event;
+    * pages a browser loads are noted (Live.viewed) and their transcripts rendered into the cache
+      while idle, so the first append after opening a page is not a cold render either.
+    """
 
     def __init__(self, home: Path, out: Path, opts):
+        from .rendercache import RenderCache
+
         self.home, self.out, self.opts = home, out, opts
+        # Rendered messages kept between updates: an append renders its new message, not the
+        # whole last page again (rendercache.py); it also makes the fragments live.js merges.
+        self.cache = RenderCache()
 
     def run(self, live: "Live", stop: threading.Event, ready: threading.Event, log=None) -> None:
         from .watch import follow
@@ -418,11 +523,29 @@ class IncrementalFollow:
                 log(f"rebuild failed: {message}")
             live.failed(message)
 
+        last: dict = {}
+
+        def built(res) -> None:  # called just before on_change, on the same thread
+            last["stamps"] = res.stamps
+
+        def changed(paths) -> None:
+            live.changed(paths, last.get("stamps"), cache.take_fragments())
+
+        def session_done(paths, stamps) -> None:
+            # A session's pages are out before the indexes are rebuilt: push them now.
+            if live.changed(paths, stamps, cache.take_fragments()):
+                # Let the event-stream threads take the GIL and send it before this thread goes
+                # on with the indexes; otherwise the event waits for a switch (≈ 5 ms, or more).
+                time.sleep(PUSH_YIELD_S)
+
+        cache = self.cache
         try:
-            # A person is looking at the page: a short debounce (a burst of lines from one reply
-            # still lands in one update) keeps append → visible small.
-            follow(self.home, self.out, self.opts, on_change=live.changed, stop_event=stop, on_error=failed,
-                   ready=ready, step_ms=5, debounce_ms=25)
+            # A person is looking at the page: a short step (watchfiles yields once no event came
+            # for this long: 2 ms → ~3.5 ms after the write, 5 ms → ~8 ms, measured) and debounce
+            # (a long burst of lines still lands in one update) keep append → visible small.
+            follow(self.home, self.out, self.opts, on_change=changed, on_build=built, stop_event=stop,
+                   on_error=failed, ready=ready, step_ms=2, debounce_ms=25, on_session=session_done,
+                   render_cache=cache, viewed=live.take_views)
         except Exception as exc:  # the server goes on with the last good site and says why
             failed(f"the watcher stopped: {exc}")
             ready.set()

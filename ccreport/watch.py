@@ -26,7 +26,7 @@ from typing import Callable
 
 import watchfiles
 
-from .build import BuildResult, Interrupted, Options, build
+from .build import BuildResult, Interrupted, Options, build, page_name
 from .home import Catalog, HomeError, _Inside, discover, load_project
 from .state import State
 
@@ -53,13 +53,22 @@ def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
 def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]], None] | None = None,
            stop_event: threading.Event | None = None, on_build: Callable[[BuildResult], None] | None = None,
            on_error: Callable[[str], None] | None = None, step_ms: int = STEP_MS,
-           debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None) -> None:
+           debounce_ms: int = DEBOUNCE_MS, ready: threading.Event | None = None,
+           on_session: Callable[[list[str], dict], None] | None = None, render_cache=None,
+           viewed: Callable[[], list[str]] | None = None) -> None:
     """Keep ``out`` current with ``home`` until ``stop_event`` is set (or Ctrl-C).
 
     ``on_change(paths)`` gets the absolute paths of the files each update wrote or deleted (only
     when there are some); ``on_build(result)`` every BuildResult, the first one included;
     ``on_error(message)`` a failure of one update (the watch goes on; the last good pages stay).
     ``ready`` is set once the watcher is in place (changes after that are never missed).
+    ``on_session(paths, stamps)``: during an update, the files of each session as soon as its
+    pages are written (before the indexes; with ``render_cache``, each page as soon as it is
+    written); ``on_change`` then gets only the paths not given yet.
+    ``render_cache`` (rendercache.RenderCache) is used by the updates (not the catch-up run).
+    ``viewed()``, asked while idle, returns the site pages opened since (serve records them): the
+    transcripts they show whose renders are not cached yet are rendered again into the cache, so
+    the first append after a page is opened is as quick as the next ones.
     Raises HomeError when the home cannot be used at the start.
     """
     state = State.load(out)
@@ -79,12 +88,31 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             ready.set()  # the first yield (a change or a timeout) means the watcher is running
         if stop_event is not None and stop_event.is_set():
             break
+        warm = None
         if not changes:
-            continue
+            warm = _to_warm(viewed(), catalog, render_cache, state) if viewed is not None and render_cache is not None else None
+            if not warm:
+                continue
         try:
-            names = _projects_of(changes, projects)
-            catalog = discover(home) if names is None else rescan(catalog, names)
-            res = build(home, out, live, state=state, catalog=catalog, only_projects=names)
+            if warm:
+                names = {pdir for pdir, _ in warm}
+            else:
+                names = _projects_of(changes, projects)
+                catalog = discover(home) if names is None else rescan(catalog, names)
+            given: set[str] = set()
+            started = time.time()
+
+            def session_done(paths, stamps):
+                paths = [p for p in paths if p not in given]
+                if paths:
+                    given.update(paths)
+                    on_session(paths, stamps)
+
+            if render_cache is not None and on_session is not None:
+                render_cache.on_page = lambda path: session_done([path], {"start": started, "sessions": time.time()})
+            res = build(home, out, live, state=state, catalog=catalog, only_projects=names,
+                        on_session=session_done if on_session is not None else None, render_cache=render_cache,
+                        warm=warm)
         except HomeError as exc:
             _error(on_error, str(exc))
             continue
@@ -92,7 +120,41 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
             _error(on_error, f"cannot update the site in {out}: {exc.strerror or exc}")
             state = State.load(out)  # what is on disk is the truth again
             continue
-        _report(res, on_change, on_build)
+        _report(res, on_change, on_build, given)
+
+
+WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page render; appends wait behind it)
+
+
+def _to_warm(pages, catalog: Catalog, render_cache, state: State | None = None, limit: int = WARM_PER_TURN) -> dict:
+    """Site pages (p/<project>/<session>/[agent-<id>/]page-N.html) → {(project, session): {transcript
+    ids}} of those known to the catalog, not in the cache yet and (with ``state``) showing their
+    transcript's last page: an earlier page never changes, so reading it needs no warm cache."""
+    out: dict = {}
+    n = 0
+    by_name = {p.dir_name: p for p in catalog.projects}
+    for page in pages or ():
+        parts = page.split("/")
+        if len(parts) not in (4, 5) or parts[0] != "p" or not parts[-1].startswith("page-"):
+            continue
+        project = by_name.get(parts[1])
+        s = project.sessions.get(parts[2]) if project is not None else None
+        if s is None:
+            continue
+        slug = parts[3] if len(parts) == 5 else ""
+        t = next((t for t in s.transcripts if t.slug == slug), None)
+        if t is None or render_cache.has((parts[1], s.id, t.id)):
+            continue
+        if state is not None:
+            saved = (state.sessions.get((parts[1], s.id)) or {}).get("transcripts", {}).get(t.id) or {}
+            pages_of = saved.get("pages") or []
+            if not pages_of or parts[-1] != page_name(pages_of[-1][0]):
+                continue
+        out.setdefault((parts[1], s.id), set()).add(t.id)
+        n += 1
+        if n >= limit:
+            break
+    return out
 
 
 def _projects_of(changes, projects: Path) -> set[str] | None:
@@ -121,10 +183,10 @@ def rescan(catalog: Catalog, names: set[str]) -> Catalog:
     return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)
 
 
-def _report(res: BuildResult, on_change, on_build) -> None:
+def _report(res: BuildResult, on_change, on_build, given: set | None = None) -> None:
     if on_build is not None:
         on_build(res)
-    changed = list(res.written) + list(res.deleted)
+    changed = [p for p in list(res.written) + list(res.deleted) if not given or str(p) not in given]
     if changed and on_change is not None:
         on_change(changed)
 

@@ -1,0 +1,289 @@
+"""Rendered message HTML kept in memory between the updates of a long-running follower.
+
+``serve --watch`` re-renders a transcript's last page from its first line on every append (that
+is what keeps an incremental build byte-identical to a cold one). Most of those messages did not
+change, and rendering them again (Read/Edit views, pygments, markdown) was most of the append →
+visible latency. This cache hands back the HTML of a message rendered before when nothing it
+depends on changed:
+
+* the message itself: a digest of all its data (orjson of the Message dataclass, with its calls
+  and their results, its lines and its first entry), and the context's other fields (``root``,
+  ``parent_url``, ``embed``…: every RenderContext field but the four below);
+* whatever the renderer looked up in the context while rendering it: every ``x in page_lines``,
+  every sub-agent URL asked for, every tool-results file copied, every blob saved. These lookups
+  are recorded during the render and asked again before a stored render is used; one different
+  answer (or a blob file gone from the site) means a fresh render. A use of the context the
+  recorder does not know (iterating page_lines, say) makes the render uncacheable rather than
+  risk a stale page.
+
+So a cached render is, by construction, what a cold render would produce: the incremental ==
+cold tests hold with the cache on. Memory stays at about one page per followed transcript: each
+render pass keeps only the entries of the last page it rendered, and only ``max_transcripts``
+transcripts are kept (least recently rendered dropped first).
+
+The cache also remembers, per page, the HTML of each message as last written. From that the
+build makes a *fragment* of a re-rendered page: the same page with only the messages that are new
+or changed (plus the ids of messages gone), which ``serve`` hands to live.js instead of the whole
+page (see serve.Live).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import fields, replace
+from pathlib import Path
+
+import orjson
+
+from .markup import in_browser
+from .render import RenderContext, render_message
+
+MAX_TRANSCRIPTS = 64  # transcripts whose last page is kept (a live session and its sub-agents)
+MAX_FRAGMENTS = 64  # fragments waiting to be taken (one update writes a page or two)
+_MISSING = object()
+
+
+class Uncacheable(Exception):
+    pass
+
+
+class _Deps:
+    """What one render asked of its context, in order: (kind, question, answer) triples."""
+
+    __slots__ = ("items", "ok")
+
+    def __init__(self):
+        self.items: list[tuple[str, object, object]] = []
+        self.ok = True
+
+
+class _Lines:
+    """ctx.page_lines that records each membership test."""
+
+    def __init__(self, real, deps: _Deps):
+        self._real, self._deps = real, deps
+
+    def __contains__(self, x) -> bool:
+        r = x in self._real
+        self._deps.items.append(("line", x, r))
+        return r
+
+    def __getattr__(self, name):  # any other use: correct result, but not recorded → not cached
+        self._deps.ok = False
+        return getattr(self._real, name)
+
+    def __iter__(self):
+        self._deps.ok = False
+        return iter(self._real)
+
+    def __len__(self):
+        self._deps.ok = False
+        return len(self._real)
+
+
+class _Urls:
+    """ctx.agent_urls that records each key asked for (and the answer)."""
+
+    def __init__(self, real, deps: _Deps):
+        self._real, self._deps = real, deps
+
+    def _ask(self, k):
+        try:
+            r = self._real.get(k, _MISSING)
+        except TypeError:  # an unhashable key: the dict would raise; so do we, uncached
+            self._deps.ok = False
+            raise
+        self._deps.items.append(("url", k, r))
+        return r
+
+    def __contains__(self, k) -> bool:
+        return self._ask(k) is not _MISSING
+
+    def __getitem__(self, k):
+        r = self._ask(k)
+        if r is _MISSING:
+            raise KeyError(k)
+        return r
+
+    def get(self, k, default=None):
+        r = self._ask(k)
+        return default if r is _MISSING else r
+
+    def __getattr__(self, name):
+        self._deps.ok = False
+        return getattr(self._real, name)
+
+    def __iter__(self):
+        self._deps.ok = False
+        return iter(self._real)
+
+    def __len__(self):
+        self._deps.ok = False
+        return len(self._real)
+
+
+class _Blobs:
+    """ctx.blobs that records the site-relative file of each blob saved."""
+
+    def __init__(self, real, deps: _Deps):
+        self._real, self._deps = real, deps
+
+    def save_base64(self, data, media_type):
+        url, size = self._real.save_base64(data, media_type)
+        self._deps.items.append(("blob", url, None))
+        return url, size
+
+    def save_bytes(self, raw, media_type, ext=None):
+        url = self._real.save_bytes(raw, media_type, ext)
+        self._deps.items.append(("blob", url, None))
+        return url
+
+    def __getattr__(self, name):
+        self._deps.ok = False
+        return getattr(self._real, name)
+
+
+def _copier(real, deps: _Deps):
+    def copy(name):
+        r = real(name)
+        deps.items.append(("copy", name, r))
+        return r
+
+    return copy
+
+
+def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
+    """Would the context answer every recorded question the same way now?"""
+    for kind, q, answer in deps:
+        if kind == "line":
+            if (q in ctx.page_lines) != answer:
+                return False
+        elif kind == "url":
+            if ctx.agent_urls.get(q, _MISSING) != answer:
+                return False
+        elif kind == "copy":
+            # Asked again for real: the copier copies the file if it is not in the site yet,
+            # exactly as the render would have.
+            if ctx.copy_tool_result(q) != answer:
+                return False
+        elif kind == "blob":
+            if q is not None and not (site / q).is_file():
+                return False  # the blob file went (deleted by hand): render, so it is saved again
+        else:
+            return False
+    return True
+
+
+# The context fields whose uses are recorded (above); every other field is part of the key as it is,
+# so a field added to RenderContext later is keyed without anyone remembering to add it here.
+TRACKED = ("page_lines", "agent_urls", "blobs", "copy_tool_result")
+_FIXED = tuple(f.name for f in fields(RenderContext) if f.name not in TRACKED)
+
+
+def _plain(value):
+    # For the key only: sets in sorted order, anything else orjson cannot write by its repr (a
+    # repr that differs between equal values only costs a miss, never a wrong hit).
+    if isinstance(value, (set, frozenset)):
+        try:
+            return sorted(value)
+        except TypeError:
+            return repr(value)
+    return repr(value)
+
+
+def fingerprint(m, ctx: RenderContext) -> bytes:
+    """The digest of everything a render of ``m`` depends on besides the recorded lookups."""
+    try:
+        data = orjson.dumps(m)
+    except (TypeError, orjson.JSONEncodeError) as exc:
+        raise Uncacheable(str(exc)) from None
+    h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
+    fixed = [getattr(ctx, name) for name in _FIXED]
+    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
+    h.update(b"colours in the browser" if in_browser() else b"colours by pygments")  # markup.colours_in_browser
+    return h.digest()
+
+
+class TranscriptRenders:
+    """The cached renders of one transcript, and the messages of its last written page."""
+
+    def __init__(self):
+        self.entries: dict[bytes, tuple[str, tuple]] = {}
+        self._used: dict[bytes, tuple[str, tuple]] = {}
+        self.pages: dict[str, dict[str, str]] = {}  # page path → {message id: html} as last rendered
+        self.hits = self.misses = 0
+
+    def begin_page(self) -> None:
+        self._used = {}
+
+    def end_pass(self) -> None:
+        """Keep only what the last page rendered in this pass used (earlier pages are closed)."""
+        self.entries = self._used
+        self._used = {}
+
+    def render(self, m, ctx: RenderContext, site: Path) -> str:
+        try:
+            key = fingerprint(m, ctx)
+        except Uncacheable:
+            self.misses += 1
+            return render_message(m, ctx)
+        hit = self.entries.get(key)
+        if hit is not None and _still_holds(hit[1], ctx, site):
+            self.hits += 1
+            self._used[key] = hit
+            return hit[0]
+        self.misses += 1
+        deps = _Deps()
+        tracked = replace(ctx, page_lines=_Lines(ctx.page_lines, deps), agent_urls=_Urls(ctx.agent_urls, deps),
+                          blobs=_Blobs(ctx.blobs, deps) if ctx.blobs is not None else None,
+                          copy_tool_result=_copier(ctx.copy_tool_result, deps) if callable(ctx.copy_tool_result)
+                          else ctx.copy_tool_result)
+        try:
+            html = render_message(m, tracked)
+        except Exception:  # a use of the context the recorders do not support: render plainly
+            return render_message(m, ctx)
+        if deps.ok:
+            self._used[key] = (html, tuple(deps.items))
+        return html
+
+
+class RenderCache:
+    """Per-transcript renders for a follower (watch.follow): one object for the whole run."""
+
+    def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS):
+        self.max = max_transcripts
+        self._by: OrderedDict[tuple, TranscriptRenders] = OrderedDict()
+        self.fragments: OrderedDict[str, dict] = OrderedDict()
+        # Called with the path of each page written through the cache, as soon as it is written
+        # (watch.follow sets it: the page is pushed before the rest of its session is done).
+        self.on_page = None
+
+    def transcript(self, key: tuple) -> TranscriptRenders:
+        tr = self._by.pop(key, None) or TranscriptRenders()
+        self._by[key] = tr
+        while len(self._by) > self.max:
+            self._by.popitem(last=False)
+        return tr
+
+    def has(self, key: tuple) -> bool:
+        """Does the cache hold renders of this transcript (project dir, session id, transcript id)?"""
+        tr = self._by.get(key)
+        return tr is not None and bool(tr.entries)
+
+    def add_fragment(self, page: str, fragment: dict) -> None:
+        self.fragments.pop(page, None)
+        self.fragments[page] = fragment
+        while len(self.fragments) > MAX_FRAGMENTS:
+            self.fragments.popitem(last=False)
+
+    def take_fragments(self) -> dict[str, dict]:
+        """The fragments made since the last call (page path → {"ids", "removed", "html"})."""
+        out = dict(self.fragments)
+        self.fragments.clear()
+        return out
+
+    @property
+    def stats(self) -> dict:
+        return {"transcripts": len(self._by), "hits": sum(t.hits for t in self._by.values()),
+                "misses": sum(t.misses for t in self._by.values())}
