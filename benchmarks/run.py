@@ -269,13 +269,14 @@ def parse_floor(vdir: Path, home: Path, timeout: float) -> dict:
 
 
 def settle(seconds: float) -> None:
-    """Let the file system forget the previous run's deletions before the next run starts.
+    """Let the file system write back before the next run starts.
 
     ext4 without a journal (this machine's) skips inodes freed in the last 5 s (300 s while their
     inode table block is dirty) when it allocates new ones, and every skip costs a buffer lookup:
     creating files right after deleting a site of thousands of files measured 0.4-0.7 ms per file
-    instead of 0.1 ms. Without this pause each tool would pay for the files the tool before it
-    deleted, a cost that depends on the run order, not on the tool."""
+    instead of 0.1 ms, and the CPU seconds of the same ccreport build went from 19.7 to 32.4 s. So
+    no site is deleted while the benchmark runs (each run writes a fresh folder; all are deleted at
+    the end), and each run starts after a sync and a pause: no tool pays for another's files."""
     os.sync()
     time.sleep(seconds)
     os.sync()
@@ -340,9 +341,10 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
              f"Machine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM, Python {m['python']}, "
              f"Linux {m['kernel']}; load average at start {m['load_at_start'][0]:.2f}.", "",
              "Tools: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()) + ".", "",
-             "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted), "
-             f"started {data.get('settle', 6.0):g} s after a sync that follows the previous run's deletion "
-             "(`settle()`: ext4 here makes file creation slow for a few seconds after many deletions). "
+             "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted); "
+             "no site is deleted until the benchmark ends and each run starts after a sync and a "
+             f"{data.get('settle', 6.0):g} s pause (`settle()`: ext4 here makes file creation slow for minutes "
+             "after many deletions, so each tool would pay for the files of the run before it). "
              f"Times are medians of the finished runs; rounds alternate the tool order. Peak RSS is the "
              "largest single process (`/usr/bin/time -v`); tree RSS is the peak of the whole process tree "
              "sampled every 50 ms (what a pool of workers really costs). Ratio = tool time / ccreport time. "
@@ -566,6 +568,8 @@ def main() -> int:
     data = {"command": "python3 benchmarks/run.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "scale": a.scale, "machine": machine(), "versions": versions, "jobs": a.jobs, "settle": a.settle, "homes": [], "runs": []}
     t_start = time.perf_counter()
+    sites = out / "sites"
+    shutil.rmtree(sites, ignore_errors=True)  # left by an interrupted benchmark
     for kind in kinds:
         home = homes[kind]
         jb, nfiles = jsonl_bytes(home)
@@ -590,7 +594,8 @@ def main() -> int:
                     continue
                 if key in first_wall:  # repeats: bounded by the first run, so one slow tool cannot eat the budget
                     timeout = min(timeout, max(60.0, 3 * first_wall[key]))
-                site = out / "sites" / f"{kind}-{tool}{'-j1' if variant else ''}"
+                # A fresh folder per run, deleted only when the whole benchmark is over (see settle()).
+                site = sites / f"{kind}-{tool}{'-j1' if variant else ''}-r{rnd + 1}"
                 if site.exists():
                     shutil.rmtree(site)
                 site.parent.mkdir(parents=True, exist_ok=True)
@@ -613,13 +618,13 @@ def main() -> int:
                     f"{r.out_bytes / 1e6:.1f} MB in {r.out_files} files")
                 if not ok:
                     log("    stderr: " + tail.strip().replace("\n", " | ")[-300:])
-                shutil.rmtree(site, ignore_errors=True)
                 clean_caches(home)
         # results after each home, so an interrupted run still leaves a report
         (a.results / "results.json").write_text(json.dumps(data, indent=1))
         write_report(data, a.results / "results.md", a.results / "results.svg")
     (a.results / "results.json").write_text(json.dumps(data, indent=1))
     verdicts = write_report(data, a.results / "results.md", a.results / "results.svg")
+    shutil.rmtree(sites, ignore_errors=True)
     log(f"done in {(time.perf_counter() - t_start) / 60:.1f} min of runs → {a.results / 'results.md'}")
     for v in verdicts:
         print("  " + v)
