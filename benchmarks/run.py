@@ -275,8 +275,9 @@ def settle(seconds: float) -> None:
     inode table block is dirty) when it allocates new ones, and every skip costs a buffer lookup:
     creating files right after deleting a site of thousands of files measured 0.4-0.7 ms per file
     instead of 0.1 ms, and the CPU seconds of the same ccreport build went from 19.7 to 32.4 s. So
-    no site is deleted while the benchmark runs (each run writes a fresh folder; all are deleted at
-    the end), and each run starts after a sync and a pause: no tool pays for another's files."""
+    no site is deleted while the benchmark runs (each run writes a fresh folder; the next benchmark
+    deletes them and waits --fs-quiet seconds first), and each run starts after a sync and a pause:
+    no tool pays for another's files."""
     os.sync()
     time.sleep(seconds)
     os.sync()
@@ -342,7 +343,8 @@ def write_report(data: dict, md: Path, svg: Path) -> list[str]:
              f"Linux {m['kernel']}; load average at start {m['load_at_start'][0]:.2f}.", "",
              "Tools: " + ", ".join(f"{k} {v}" for k, v in data["versions"].items()) + ".", "",
              "Every run is cold: a fresh output folder (and claude-code-log's cache database deleted); "
-             "no site is deleted until the benchmark ends and each run starts after a sync and a "
+             "no site is deleted while the benchmark runs (the next benchmark deletes them, then waits "
+             f"{data.get('fs_quiet', 300):g} s) and each run starts after a sync and a "
              f"{data.get('settle', 6.0):g} s pause (`settle()`: ext4 here makes file creation slow for minutes "
              "after many deletions, so each tool would pay for the files of the run before it). "
              f"Times are medians of the finished runs; rounds alternate the tool order. Peak RSS is the "
@@ -483,6 +485,8 @@ def main() -> int:
     ap.add_argument("--giant-timeout", type=float, default=300.0, help="seconds before a run is killed (giant home)")
     ap.add_argument("--mem-limit-mb", type=float, default=8000.0, help="kill a run whose process tree passes this RSS")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="ccreport --jobs for its main runs")
+    ap.add_argument("--fs-quiet", type=float, default=300.0,
+                    help="seconds to wait after deleting the last benchmark's sites (ext4: see settle())")
     ap.add_argument("--settle", type=float, default=6.0,
                     help="seconds to wait (after a sync) between deleting a site and the next run (see settle())")
     ap.add_argument("--no-jobs1", action="store_true", help="skip the ccreport --jobs 1 runs")
@@ -566,10 +570,16 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_HOME", "CLAUDE_CONFIG_DIR", "BROWSER")}
     env.update(HOME=str(fake_home), BROWSER="true", PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
     data = {"command": "python3 benchmarks/run.py " + " ".join(sys.argv[1:]), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "scale": a.scale, "machine": machine(), "versions": versions, "jobs": a.jobs, "settle": a.settle, "homes": [], "runs": []}
+            "scale": a.scale, "machine": machine(), "versions": versions, "jobs": a.jobs, "settle": a.settle, "fs_quiet": a.fs_quiet, "homes": [], "runs": []}
     t_start = time.perf_counter()
     sites = out / "sites"
-    shutil.rmtree(sites, ignore_errors=True)  # left by an interrupted benchmark
+    if sites.exists():
+        # Left by the last benchmark. Deleting thousands of files makes file creation slow here for
+        # up to 5 minutes (see settle()): delete them, then wait that out before the first run.
+        shutil.rmtree(sites, ignore_errors=True)
+        log(f"deleted the sites of the last benchmark; waiting {a.fs_quiet:g} s for the file system (see settle())")
+        os.sync()
+        time.sleep(a.fs_quiet)
     for kind in kinds:
         home = homes[kind]
         jb, nfiles = jsonl_bytes(home)
@@ -624,7 +634,9 @@ def main() -> int:
         write_report(data, a.results / "results.md", a.results / "results.svg")
     (a.results / "results.json").write_text(json.dumps(data, indent=1))
     verdicts = write_report(data, a.results / "results.md", a.results / "results.svg")
-    shutil.rmtree(sites, ignore_errors=True)
+    # The sites stay until the next benchmark starts (which deletes them and waits): deleting them
+    # now would slow down whatever creates files on this disk in the next minutes.
+    log(f"sites kept in {sites} ({tree_size(sites)[0] / 1e9:.1f} GB); the next benchmark deletes them")
     log(f"done in {(time.perf_counter() - t_start) / 60:.1f} min of runs → {a.results / 'results.md'}")
     for v in verdicts:
         print("  " + v)
