@@ -308,11 +308,10 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
            infos: dict | None = None, only: set | None = None, rendered: set | None = None) -> dict:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
     manifest, listing the chunk and tail scripts the sessions' updates wrote; sum the session
-    usage reports. ``sessions`` is the build
-    state's {(project, session id): state} (loaded from ``out`` when not given) and ``infos`` the
-    {project: [session row]} of the indexes; a session's row carries its usage report.
-    ``rendered``: the (project, session id) re-rendered by this build; the tails of the others
-    are kept as they are when present (None: all are made again).
+    usage reports. ``sessions`` is the build state's {(project, session id): state} (loaded from
+    ``out`` when not given) and ``infos`` the {project: [session row]} of the indexes; a
+    session's row carries its usage report. ``rendered``: the (project, session id) updated by
+    this build: stale scripts are looked for only among theirs (None: among all).
 
     Per project: ``search/<project>.js`` lists the sessions and the chunk scripts (it changes only
     when a chunk or session comes or goes); ``search/<project>/<session>~<transcript>~NNNN-<hash>.js``
