@@ -198,7 +198,7 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--home", type=Path, help="a Claude home to copy (default: a small synthetic one)")
-    ap.add_argument("--session", help="with --home: the session id to append to (default: the biggest main file)")
+    ap.add_argument("--session", help="with --home: the session id (or a unique prefix) to append to (default: the biggest main file)")
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--page-size", type=int, default=50,
                     help="the appends must stay on the open last page: raise it for a --home whose last page is nearly full")
@@ -210,7 +210,13 @@ def main():
             home = tmp / "home"
             shutil.copytree(args.home, home, symlinks=True)
             mains = [p for p in (home / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-")]
-            transcript = next(p for p in mains if p.stem == args.session) if args.session else max(mains, key=lambda p: p.stat().st_size)
+            if args.session:
+                found = [p for p in mains if p.stem.startswith(args.session)]
+                if len(found) != 1:
+                    raise SystemExit(f"--session {args.session}: {len(found)} main transcripts start with it")
+                transcript = found[0]
+            else:
+                transcript = max(mains, key=lambda p: p.stat().st_size)
             project, sid = transcript.parent.name, transcript.stem
         else:
             # 11 messages: the appends stay on the first page (size 50), as a live session's last page.
