@@ -149,7 +149,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     kept_docs = (parts["docs"] or {}).get(t.id) or {}
     if saved is None or parts["docs"] is None or not _tail_docs_kept(resume, kept_docs):
         # No usage ledger to continue, or not the search documents of the closed pages the tail
-        # script holds (parts file or tail script deleted?): read from line 1, same pages.
+        # script holds (tail script deleted or from an older run?): read from line 1, same pages.
         resume = None
     ledger = saved or TranscriptUsage()
     tdocs = docs[t.id] = {}
@@ -223,7 +223,7 @@ def _ledger(data) -> TranscriptUsage | None:
 
 def _tail_docs_kept(resume: dict | None, kept: dict) -> bool:
     """Are the search documents of the transcript's closed pages outside full chunks (which the
-    tail script repeats and a resumed read does not render again) all in the parts file?"""
+    tail script repeats and a resumed read does not render again) all in the tail read back?"""
     if not resume or not resume.get("pages"):
         return True
     last_no = resume["pages"][-1][0]
@@ -445,7 +445,7 @@ def session_unchanged(s: Session, old: dict | None, out: Path, touched: list | N
     if not all(m == "same" for m in plans.values()):
         return False
     if not (out / search.tail_rel(s.project.dir_name, s.id)).exists():
-        return False  # update_session writes it again from the parts file
+        return False  # update_session reads the session again and writes it (pages that come out the same are not rewritten)
     return s.main is not None or (out / session_dir(s) / "index.html").exists()
 
 
