@@ -58,21 +58,19 @@ class _Deps:
         self.ok = True
 
 
-class _Lines:
-    """ctx.page_lines that records each membership test."""
+class _Recording:
+    """A stand-in for one context attribute: the methods a subclass defines record the question
+    and its answer; any other use still gets the real answer but makes the render uncacheable
+    (it was not recorded, so a cached copy could not be checked)."""
 
     def __init__(self, real, deps: _Deps):
         self._real, self._deps = real, deps
 
-    def __contains__(self, x) -> bool:
-        r = x in self._real
-        self._deps.items.append(("line", x, r))
-        return r
-
-    def __getattr__(self, name):  # any other use: correct result, but not recorded → not cached
+    def __getattr__(self, name):
         self._deps.ok = False
         return getattr(self._real, name)
 
+    # (dunder methods are looked up on the type, never through __getattr__)
     def __iter__(self):
         self._deps.ok = False
         return iter(self._real)
@@ -82,11 +80,17 @@ class _Lines:
         return len(self._real)
 
 
-class _Urls:
-    """ctx.agent_urls that records each key asked for (and the answer)."""
+class _Lines(_Recording):
+    """ctx.page_lines that records each membership test."""
 
-    def __init__(self, real, deps: _Deps):
-        self._real, self._deps = real, deps
+    def __contains__(self, x) -> bool:
+        r = x in self._real
+        self._deps.items.append(("line", x, r))
+        return r
+
+
+class _Urls(_Recording):
+    """ctx.agent_urls that records each key asked for (and the answer)."""
 
     def _ask(self, k):
         try:
@@ -110,24 +114,9 @@ class _Urls:
         r = self._ask(k)
         return default if r is _MISSING else r
 
-    def __getattr__(self, name):
-        self._deps.ok = False
-        return getattr(self._real, name)
 
-    def __iter__(self):
-        self._deps.ok = False
-        return iter(self._real)
-
-    def __len__(self):
-        self._deps.ok = False
-        return len(self._real)
-
-
-class _Blobs:
+class _Blobs(_Recording):
     """ctx.blobs that records the site-relative file of each blob saved."""
-
-    def __init__(self, real, deps: _Deps):
-        self._real, self._deps = real, deps
 
     def save_base64(self, data, media_type):
         url, size = self._real.save_base64(data, media_type)
@@ -138,10 +127,6 @@ class _Blobs:
         url = self._real.save_bytes(raw, media_type, ext)
         self._deps.items.append(("blob", url, None))
         return url
-
-    def __getattr__(self, name):
-        self._deps.ok = False
-        return getattr(self._real, name)
 
 
 def _copier(real, deps: _Deps):
