@@ -137,10 +137,6 @@ def page_docs(messages, prefix: str) -> tuple[list[list], int]:
 def load_tail_docs(out: Path, project: str, session_id: str) -> dict | None:
     """{transcript id: {page no: documents}} of the pages in the session's tail script, read back
     from it (None when it is missing or unreadable)."""
-    return _tail_docs(out, project, session_id)
-
-
-def _tail_docs(out: Path, project: str, session_id: str) -> dict | None:
     try:
         raw = (out / tail_rel(project, session_id)).read_bytes()
     except OSError:
@@ -179,17 +175,25 @@ def flush_chunks(writer: Writer, out: Path, project: str, session_id: str, trans
     drop their pages' documents from ``tdocs``: called while a long transcript is rendered, so
     the documents held in memory never exceed a chunk's and the tail's."""
     for name, nos in _chunks(summary)[0]:
-        if name in done:
-            continue
-        crel = chunk_rel(project, session_id, transcript_id, name)
-        if rewrite or not (out / crel).exists():
-            pages = [tdocs.get(str(n)) for n in nos]
-            if any(p is None for p in pages):
-                continue  # not all rendered in this run: write_session_search sees to it
-            writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
+        if name in done or not _write_chunk(writer, out, project, session_id, transcript_id, name, nos, tdocs,
+                                            rewrite):
+            continue  # not all rendered in this run: write_session_search sees to it
         for n in nos:
             tdocs.pop(str(n), None)
         done.add(name)
+
+
+def _write_chunk(writer: Writer, out: Path, project: str, session_id: str, transcript_id: str, name: str,
+                 nos: list[int], tdocs: dict, rewrite: bool) -> bool:
+    """Write one full chunk unless it is in the site already (and not ``rewrite``). False when its
+    pages' documents are not all at hand: a partial chunk is never written."""
+    crel = chunk_rel(project, session_id, transcript_id, name)
+    if rewrite or not (out / crel).exists():
+        pages = [tdocs.get(str(n)) for n in nos]
+        if any(p is None for p in pages):
+            return False
+        writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
+    return True
 
 
 def write_session_search(writer: Writer, out: Path, project: str, session_id: str, transcripts: dict,
@@ -205,12 +209,8 @@ def write_session_search(writer: Writer, out: Path, project: str, session_id: st
         tdocs = docs.get(tid) or {}
         full, rest = _chunks(t)
         for name, nos in full:
-            crel = chunk_rel(project, session_id, tid, name)
-            if rewrite or not (out / crel).exists():
-                pages = [tdocs.get(str(n)) for n in nos]
-                if any(p is None for p in pages):
-                    continue  # cannot happen after plan_transcript's check; never write a partial chunk
-                writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
+            # (chunks flushed while the transcript rendered have no documents left: left as written)
+            _write_chunk(writer, out, project, session_id, tid, name, nos, tdocs, rewrite)
         kept = {str(n): tdocs[str(n)] for n in rest if str(n) in tdocs}
         keep[tid] = kept
         for n in rest:
