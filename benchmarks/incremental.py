@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ccreport.build import Options, build  # noqa: E402
-from ccreport.state import State  # noqa: E402
+from ccreport.site.build import Options, build  # noqa: E402
+from ccreport.site.state import State  # noqa: E402
 
 SCALE = (ROOT.parent / "shared" / "bench" / "scale_home.py").resolve()
 CORPUS = (ROOT.parent / "shared" / "corpus" / "real").resolve()
@@ -158,7 +158,7 @@ def bench_append(work: Path, giant_mb: float, repeat: int, compare_cmd: str | No
 
 
 def bench_watch(work: Path, giant_mb: float, appends: int) -> dict:
-    from ccreport.watch import follow
+    from ccreport.live.watch import follow
 
     home = make_home(work / f"home-giant-{giant_mb:g}mb", 0.5, giant_mb)
     out = work / f"site-giant-{giant_mb:g}mb"

@@ -1,3 +1,3 @@
-from .cli import main
+from ccreport.cli import main
 
 main()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .home import HomeError, resolve_home
+from ccreport import __version__
+from ccreport.source.home import HomeError, resolve_home
 
 HOME_HELP = "Claude home (holds projects/). Default: $CLAUDE_HOME, else $CLAUDE_CONFIG_DIR, else ~/.claude."
 
@@ -104,7 +104,7 @@ def cli():
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
 def build(home, out, page_size, jobs, quiet):
     """Build (or refresh) the offline HTML archive of a Claude home."""
-    from .build import Options, build as run_build
+    from ccreport.site.build import Options, build as run_build
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
@@ -147,8 +147,8 @@ def main():
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (no request log).")
 def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
     """Build the site, then serve it (and the transcript API) over HTTP."""
-    from .build import Options, build as run_build
-    from .serve import IncrementalFollow, Live, PortError, Running, is_loopback, make_server
+    from ccreport.site.build import Options, build as run_build
+    from ccreport.live.serve import IncrementalFollow, Live, PortError, Running, is_loopback, make_server
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
@@ -198,8 +198,8 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
 @click.option("--json", "as_json", is_flag=True, help="Print seed-003's JSON shape instead of readable turns.")
 def tail(home, session, lines, agent, as_json):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
-    from .locate import LocateError
-    from .tail import readable, tail as run_tail
+    from ccreport.source.locate import LocateError
+    from ccreport.inspect.tail import readable, tail as run_tail
 
     home = resolve_home(str(home) if home else None)
     try:
@@ -228,8 +228,8 @@ def tail(home, session, lines, agent, as_json):
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
 def watch(home, out, page_size, quiet):
     """Keep the site current while sessions are written (Ctrl-C stops)."""
-    from .build import Options
-    from .watch import run
+    from ccreport.site.build import Options
+    from ccreport.live.watch import run
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
@@ -258,10 +258,10 @@ def watch(home, out, page_size, quiet):
               help="md: split into numbered parts of at most this many characters (GitHub takes 65,536).")
 def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars):
     """Export one SESSION (id, unique prefix, 'latest', or path to a .jsonl) to share it."""
-    from .export import ExportError, ExportOptions
-    from .export_run import run_export
-    from .locate import LocateError
-    from .redact import compile_patterns
+    from ccreport.share.export import ExportError, ExportOptions
+    from ccreport.share.run import run_export
+    from ccreport.source.locate import LocateError
+    from ccreport.share.redact import compile_patterns
 
     try:
         pats = compile_patterns(patterns)
@@ -288,7 +288,7 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
 def list_sessions(home, project, as_json):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
-    from .listing import format_table, list_rows, rows_json
+    from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     try:
         rows = list_rows(resolve_home(str(home) if home else None), project)
@@ -303,7 +303,7 @@ def list_sessions(home, project, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
 def stats(home, as_json):
     """Token usage and cost per project, model and day (the figures the site shows)."""
-    from .stats import collect, render_json, render_text
+    from ccreport.inspect.stats import collect, render_json, render_text
 
     home = resolve_home(str(home) if home else None)
     try:

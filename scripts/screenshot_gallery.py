@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ccreport.build import Options, build  # noqa: E402
+from ccreport.site.build import Options, build  # noqa: E402
 
 SID = "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21"
 OPEN = ("Edit", "Read", "Bash", "TodoWrite", "Grep")  # first call of each is opened for the picture

@@ -19,7 +19,7 @@ from pathlib import Path
 
 VERSION = "1.30.0"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from ccreport.codelang import BUNDLED as LANGUAGES  # noqa: E402  (the one list of bundled languages)
+from ccreport.render.codelang import BUNDLED as LANGUAGES  # noqa: E402  (the one list of bundled languages)
 
 OUT = Path(__file__).resolve().parent.parent / "assets" / "vendor"
 

@@ -12,7 +12,7 @@ from util import CHROMIUM, CHROMIUM_ARGS, CORPUS, SAMPLE_HOME
 
 
 def _build(home: Path, out: Path, **kw):
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
 
     res = build(home, out, Options(jobs=kw.pop("jobs", 1), **kw))
     return res

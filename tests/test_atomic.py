@@ -49,7 +49,7 @@ class PageReader(threading.Thread):
 
 
 def test_pages_are_never_partial_while_builds_rewrite_them(tmp_path):
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
 
     home = make_home(tmp_path / "home", {PROJECT: {"s1.jsonl": _lines("AAA", 40), "s2.jsonl": _lines("AAA", 5)}})
     site = tmp_path / "site"
@@ -77,7 +77,7 @@ def test_pages_are_never_partial_while_builds_rewrite_them(tmp_path):
 
 def test_an_open_page_keeps_its_old_bytes_when_rewritten(tmp_path):
     """os.replace swaps the name: a reader that opened the old page reads it whole."""
-    from ccreport.write import Writer
+    from ccreport.site.write import Writer
 
     w = Writer(tmp_path)
     old = b"<!doctype html>" + b"old " * 100_000 + b"</html>"
@@ -94,7 +94,7 @@ def test_an_open_page_keeps_its_old_bytes_when_rewritten(tmp_path):
 
 def test_concurrent_writers_of_one_page_never_mix(tmp_path):
     """Two threads rewriting the same page (a watch thread and a build, say) with a reader in between."""
-    from ccreport.write import Writer
+    from ccreport.site.write import Writer
 
     payloads = [b"<!doctype html>" + bytes([c]) * 400_000 + b"</html>" for c in b"XY"]
     target = tmp_path / "p.html"

@@ -115,7 +115,7 @@ def test_a_last_line_without_newline_is_shown_not_dropped(broken_site):
 
 def test_the_unfinished_line_is_read_again_once_complete(tmp_path):
     """The build shows the unfinished line, and the reader still resumes before it."""
-    from ccreport.jsonl import Reader
+    from ccreport.source.jsonl import Reader
 
     f = _raw(tmp_path / "t.jsonl", j(good("r")[0]) + json.dumps(good("r")[1]).encode()[:30])
     with open(f, "rb") as fh:
@@ -163,8 +163,8 @@ def _overview_error(site: Path, sid: str) -> str:
 
 
 def test_a_file_deleted_during_the_build(tmp_path, monkeypatch):
-    from ccreport import build as build_mod
-    from ccreport.home import discover as real_discover
+    from ccreport.site import build as build_mod
+    from ccreport.source.home import discover as real_discover
 
     home = make_home(tmp_path / "home", {PROJECT: {"gone.jsonl": good("gone"), "stays.jsonl": good("stays")}})
 
@@ -187,7 +187,7 @@ def test_an_unreadable_file_simulated(tmp_path, monkeypatch):
     """Root reads through chmod 000, so the permission error is injected at open()."""
     import builtins
 
-    from ccreport import build as build_mod
+    from ccreport.site import build as build_mod
 
     home = make_home(tmp_path / "home", {PROJECT: {"locked.jsonl": good("locked"), "open.jsonl": good("open")}})
     real_open = builtins.open
@@ -222,7 +222,7 @@ def test_an_unreadable_file_for_real(tmp_path):
 
 
 def test_an_unreadable_project_folder_simulated(tmp_path, monkeypatch):
-    from ccreport import home as home_mod
+    from ccreport.source import home as home_mod
 
     home = make_home(tmp_path / "home", {PROJECT: {"a.jsonl": good("a")}, "-other": {"b.jsonl": good("b")}})
     real_scandir = os.scandir
@@ -256,7 +256,7 @@ BIG = 100 * 1024 * 1024
 
 @pytest.mark.slow
 def test_a_100_mb_line_keeps_memory_bounded_and_says_what_was_cut(tmp_path):
-    from ccreport.markup import RENDER_MAX
+    from ccreport.render.markup import RENDER_MAX
 
     p = tmp_path / "home" / "projects" / PROJECT
     p.mkdir(parents=True)
@@ -299,8 +299,8 @@ def test_a_100_mb_line_keeps_memory_bounded_and_says_what_was_cut(tmp_path):
 
 def test_every_line_of_the_real_corpus_has_its_anchor(corpus_site, corpus_home):
     """The same accounting on the real home: 99 transcripts, every line an #L<n> on some page."""
-    from ccreport.build import transcript_dir
-    from ccreport.home import discover
+    from ccreport.site.build import transcript_dir
+    from ccreport.source.home import discover
 
     site, _ = corpus_site
     checked = 0

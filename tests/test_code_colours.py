@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ccreport.codelang import BROWSER_COLOUR_MAX, prism_language
+from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_language
 from util import assistant, make_home, tool_result, user
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"></pre><script>window.__pwned=2</script>'
@@ -14,7 +14,7 @@ CODE = ("import os\n\n\ndef main():\n    s = \"" + HOSTILE.replace('"', "'") + "
 
 
 def test_language_from_a_fence_name():
-    from ccreport.codelang import prism_for_name
+    from ccreport.render.codelang import prism_for_name
 
     assert prism_for_name("py") == "python" and prism_for_name("Shell") == "bash" and prism_for_name("tsx") == "tsx"
     assert prism_for_name("html") == "markup" and prism_for_name("rust") == "rust"
@@ -32,8 +32,8 @@ def test_language_from_file_name():
 
 
 def test_every_mapped_language_is_bundled():
-    from ccreport import codelang
-    from ccreport.resources import assets_dir
+    from ccreport.render import codelang
+    from ccreport.render.resources import assets_dir
 
     bundle = (assets_dir() / "vendor" / "prism.js").read_text()
     header = bundle.split("*/", 1)[0]
@@ -102,7 +102,7 @@ def test_read_block_is_coloured_when_opened_and_keeps_its_text(tmp_path, build_s
 
 
 def test_huge_contents_are_not_marked_for_colouring():
-    from ccreport.tools import numbered
+    from ccreport.render.tools import numbered
 
     big = "x = 1\n" * (BROWSER_COLOUR_MAX // 6 + 10)
     assert "data-lang" not in numbered(big, filename="a.py", browser=True)

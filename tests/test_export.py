@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ccreport.cli import cli
-from ccreport.export import ExportOptions
-from ccreport.export_md import PART_MARKER, Block, Code, Packer, Prose, Raw
-from ccreport.export_run import run_export
-from ccreport.redact import Redactor
+from ccreport.share.export import ExportOptions
+from ccreport.share.markdown import PART_MARKER, Block, Code, Packer, Prose, Raw
+from ccreport.share.run import run_export
+from ccreport.share.redact import Redactor
 from exporthelp import AGENT, CWD, MARKS, PROJECT, SID, make_export_home, md_problems
 from planted import SECRETS, planted_text
 from util import assistant, tool_result, user
@@ -198,8 +198,8 @@ def test_packer_keeps_any_content_balanced_and_within_limit(texts, limit):
 
 
 def _message_lines(path: Path) -> list[int]:
-    from ccreport.jsonl import read_entries
-    from ccreport.model import Builder
+    from ccreport.source.jsonl import read_entries
+    from ccreport.model.messages import Builder
 
     b = Builder()
     for e in read_entries(path):
@@ -383,7 +383,7 @@ def test_list_table_json_and_filter(home):
 # --- the real corpus --------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_every_corpus_session_exports_valid_parts(corpus_home, tmp_path):
-    from ccreport.home import discover
+    from ccreport.source.home import discover
 
     sessions = list(discover(corpus_home).sessions())
     for s in sessions:

@@ -7,7 +7,8 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ccreport import fastmd, markup
+from ccreport.render import fastmd
+from ccreport.render import markup
 
 pytestmark = pytest.mark.skipif(not fastmd.available(), reason="markdown-it-pyrs not installed")
 

@@ -17,7 +17,7 @@ import re
 from html import unescape
 from pathlib import Path
 
-from ccreport.home import discover
+from ccreport.source.home import discover
 from util import SAMPLE_HOME
 
 WORDS = re.compile(r"[^\W_]+")

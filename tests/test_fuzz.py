@@ -308,11 +308,11 @@ def r_line(r) -> bytes:
 # --- the pipeline -----------------------------------------------------------------------------
 def render_all(data: bytes, page_size: int = 5) -> tuple[str, int]:
     """Run the bytes of a transcript through the whole renderer; (html of all pages, line count)."""
-    from ccreport.build import _with_unfinished_tail
-    from ccreport.jsonl import Reader
-    from ccreport.model import Builder, title_of, usage_totals
-    from ccreport.pages import paginate
-    from ccreport.render import RenderContext, render_message
+    from ccreport.site.build import _with_unfinished_tail
+    from ccreport.source.jsonl import Reader
+    from ccreport.model.messages import Builder, title_of, usage_totals
+    from ccreport.model.pages import paginate
+    from ccreport.render.message import RenderContext, render_message
 
     fh = io.BytesIO(data)
     reader = Reader(fh)
@@ -414,7 +414,7 @@ def test_fuzz_conversations(lines, page_size):
 @given(st.lists(line, min_size=0, max_size=12))
 def test_fuzz_whole_build(tmp_path_factory, lines):
     """A few through the real build (files, templates, overview, indexes), anchors read from the pages."""
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
     from faults import assert_all_lines_shown
 
     COUNT["examples"] += 1

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ccreport.tools import VIEWS, view_for
+from ccreport.render.tools import VIEWS, view_for
 from util import ROOT, SAMPLE_HOME, site_text
 
 GALLERY = SAMPLE_HOME / "projects" / "-home-demo-gallery"

@@ -50,7 +50,7 @@ def golden_name(rel: str) -> str:
 
 @pytest.fixture(scope="module")
 def golden_site(tmp_path_factory):
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
 
     home = tmp_path_factory.mktemp("golden-home")
     for name in PROJECTS:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ccreport.home import HomeError, contained, discover, encode_cwd, resolve_home, valid_id
+from ccreport.source.home import HomeError, contained, discover, encode_cwd, resolve_home, valid_id
 from util import SAMPLE_HOME, assistant, make_home, user
 
 SID = "11111111-2222-3333-4444-555555555555"

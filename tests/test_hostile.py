@@ -31,7 +31,7 @@ def html_text(html: str) -> str:
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
 
     root = tmp_path_factory.mktemp("hostile")
     expected = hostile.make_hostile_home(root / "home")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ccreport import build as B
-from ccreport import state as S
-from ccreport.build import Options, build
+from ccreport.site import build as B
+from ccreport.site import state as S
+from ccreport.site.build import Options, build
 from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
 
 PROJECT = "-home-u-proj"

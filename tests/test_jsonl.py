@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from ccreport.jsonl import MALFORMED_KEEP, Reader, parse_line, read_entries
+from ccreport.source.jsonl import MALFORMED_KEEP, Reader, parse_line, read_entries
 
 
 def _lines(*objs) -> bytes:

@@ -8,8 +8,8 @@ import pytest
 from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url
 from util import assistant, user
 
-from ccreport.build import Options, build
-from ccreport.serve import FullRebuild, IncrementalFollow, Live, Running, make_server
+from ccreport.site.build import Options, build
+from ccreport.live.serve import FullRebuild, IncrementalFollow, Live, Running, make_server
 
 pytestmark = pytest.mark.browser
 WAIT = 20_000  # ms: a generous guard so a loaded machine does not fail, never a measured budget

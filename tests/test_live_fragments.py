@@ -13,8 +13,8 @@ from serve_helpers import PROJECT, SID, append, conversation, main_file, make_li
 from test_serve_http import Stream, request
 from util import assistant, tool_result, user
 
-from ccreport.build import Options, build
-from ccreport.serve import INLINE_MAX, IncrementalFollow, Live, Running, make_server
+from ccreport.site.build import Options, build
+from ccreport.live.serve import INLINE_MAX, IncrementalFollow, Live, Running, make_server
 
 WAIT = 20_000  # ms: a guard against a hang on a loaded machine, never a measured budget
 PAGE = page_url(1)

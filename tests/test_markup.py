@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from ccreport.markup import (FOLD_LINES, RENDER_MAX, ansi_to_html, cut, esc, highlight, human_size, markdown, pre,
+from ccreport.render.markup import (FOLD_LINES, RENDER_MAX, ansi_to_html, cut, esc, highlight, human_size, markdown, pre,
                              strip_ansi)
 
 

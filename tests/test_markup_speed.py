@@ -7,7 +7,7 @@ import html
 from hypothesis import given, settings, strategies as st
 from markupsafe import Markup
 
-from ccreport import markup
+from ccreport.render import markup
 
 
 def test_highlight_escapes_hostile_code():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from ccreport.jsonl import Reader
-from ccreport.model import Builder, title_of, typed_prompt_text, usage_totals
+from ccreport.source.jsonl import Reader
+from ccreport.model.messages import Builder, title_of, typed_prompt_text, usage_totals
 from util import assistant, tool_result, user
 
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from ccreport.home import discover
-from ccreport.jsonl import Reader
-from ccreport.model import Builder
-from ccreport.pages import paginate
-from ccreport.render import RenderContext, render_message
+from ccreport.source.home import discover
+from ccreport.source.jsonl import Reader
+from ccreport.model.messages import Builder
+from ccreport.model.pages import paginate
+from ccreport.render.message import RenderContext, render_message
 from util import SAMPLE_HOME, assistant, tool_result, user
 
 

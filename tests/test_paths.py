@@ -56,8 +56,8 @@ def linked_home(tmp_path):
 
 
 def test_bad_ids_are_refused_before_any_file_is_touched(linked_home):
-    from ccreport.locate import LocateError, find_session, find_transcript
-    from ccreport.home import discover, valid_id
+    from ccreport.source.locate import LocateError, find_session, find_transcript
+    from ccreport.source.home import discover, valid_id
 
     home, _ = linked_home
     cat = discover(home)
@@ -77,7 +77,7 @@ def test_bad_ids_are_refused_before_any_file_is_touched(linked_home):
 
 
 def test_paths_outside_the_home_read_as_not_found(linked_home, tmp_path):
-    from ccreport.locate import LocateError, find_session
+    from ccreport.source.locate import LocateError, find_session
 
     home, outside = linked_home
     p = home / "projects" / PROJECT
@@ -93,7 +93,7 @@ def test_paths_outside_the_home_read_as_not_found(linked_home, tmp_path):
 
 
 def test_links_out_of_the_home_are_skipped_by_discovery(linked_home):
-    from ccreport.home import discover
+    from ccreport.source.home import discover
 
     home, _ = linked_home
     cat = discover(home)
@@ -119,7 +119,7 @@ sys.addaudithook(_audit)
 
 
 def test_the_build_opens_nothing_outside_the_home_and_the_site(linked_home, tmp_path):
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
     import ccreport
 
     global _OPENED
@@ -149,7 +149,7 @@ def test_the_build_opens_nothing_outside_the_home_and_the_site(linked_home, tmp_
 
 def test_session_folders_stay_inside_the_site(tmp_path):
     """Odd but legal file names never put a page outside its project folder."""
-    from ccreport.build import Options, build
+    from ccreport.site.build import Options, build
 
     names = ["a..b", "..a", "a..", ".hidden", "-x", "%2e%2e", "%2f", "a%00b", "~", "con", "a b", "ü"]
     home = make_home(tmp_path / "home", {PROJECT: {f"{n}.jsonl": _good(n) for n in names}})

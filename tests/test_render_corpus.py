@@ -6,7 +6,7 @@ import json
 import re
 from html.parser import HTMLParser
 
-from ccreport.tools import VIEWS, view_for
+from ccreport.render.tools import VIEWS, view_for
 
 # Tools the corpus holds that have no view of their own on purpose: their input is a key or two
 # and their result a sentence, which the generic key/value table + text shows in full.

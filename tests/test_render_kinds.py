@@ -12,12 +12,12 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ccreport.blobs import BlobStore
-from ccreport.markup import colours_in_browser
-from ccreport.jsonl import Entry
-from ccreport.model import Builder
-from ccreport.render import RenderContext, render_message
-from ccreport.tools import VIEWS, parse_numbered, view_for
+from ccreport.render.blobs import BlobStore
+from ccreport.render.markup import colours_in_browser
+from ccreport.source.jsonl import Entry
+from ccreport.model.messages import Builder
+from ccreport.render.message import RenderContext, render_message
+from ccreport.render.tools import VIEWS, parse_numbered, view_for
 from util import assistant, tool_result, user
 
 PNG = base64.b64encode(bytes.fromhex(
@@ -445,8 +445,8 @@ def test_persisted_output_links_copied_file(tmp_path):
     src = tmp_path / "tool-results"
     src.mkdir()
     (src / "toolu_big.txt").write_text("all of it")
-    from ccreport import toolresults
-    from ccreport.write import Writer
+    from ccreport.site import toolresults
+    from ccreport.site.write import Writer
 
     w = Writer(tmp_path / "site")
     copy = toolresults.copier(src, "p/proj/sess/tool-results", w)
@@ -501,7 +501,7 @@ def test_every_view_escapes_hostile_input(name, tmp_path):
 
 
 def test_markdown_table_alignment_uses_classes_not_style():
-    from ccreport.markup import markdown
+    from ccreport.render.markup import markdown
 
     html = markdown("| a | b |\n|:--|--:|\n| 1 | 2 |")
     assert '<th class="al-left">a</th>' in html and '<td class="al-right">2</td>' in html
@@ -528,8 +528,8 @@ def test_task_notification_in_queue_operation_is_a_card():
 
 
 def test_result_whose_call_is_on_an_earlier_page_keeps_its_view():
-    from ccreport.model import ToolResult
-    from ccreport.tools import result_only_html
+    from ccreport.model.messages import ToolResult
+    from ccreport.render.tools import result_only_html
 
     res = ToolResult("toolu_x", "    7→x = 1", False,
                      {"type": "text", "file": {"filePath": "/p/a.py", "content": "x = 1", "numLines": 1, "startLine": 7}}, 9)
@@ -559,7 +559,7 @@ def test_plain_prompt_and_markdown_answer_have_no_source_copy():
 
 
 def test_source_copy_is_capped_and_states_the_full_size():
-    from ccreport.markup import SOURCE_MAX, human_size
+    from ccreport.render.markup import SOURCE_MAX, human_size
 
     big = "<local-command-stdout>" + "\x1b[1mx\x1b[0m row\n" * 2000 + "</local-command-stdout>"
     html = render([user("u1", big)])
@@ -574,7 +574,7 @@ def test_parse_numbered_block_pass_agrees_with_the_line_by_line_reading():
     # parse_numbered reads a block in one regex pass; the line loop it falls back to is the reference.
     import random
 
-    from ccreport.tools import _parse_numbered_lines, parse_numbered
+    from ccreport.render.tools import _parse_numbered_lines, parse_numbered
 
     rng = random.Random(5)
     pieces = ["   1→a", "  12→def f():", "3\tx", "\t", "", " ", "  7→", "plain", "<system-reminder>", "  9→  y = 2  ",

@@ -14,12 +14,12 @@ import shutil
 
 import pytest
 
-from ccreport.build import Options, build
-from ccreport.home import discover
-from ccreport.model import Message, ToolCall, ToolResult
-from ccreport.render import RenderContext, render_message
-from ccreport.rendercache import RenderCache, TranscriptRenders, _Deps, _Lines, _Urls
-from ccreport.state import State
+from ccreport.site.build import Options, build
+from ccreport.source.home import discover
+from ccreport.model.messages import Message, ToolCall, ToolResult
+from ccreport.render.message import RenderContext, render_message
+from ccreport.live.rendercache import RenderCache, TranscriptRenders, _Deps, _Lines, _Urls
+from ccreport.site.state import State
 from test_incremental import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file
 from util import CORPUS, assistant, make_home, tool_result, user, write_jsonl
 
@@ -294,7 +294,7 @@ def test_fragment_of_a_page_that_closes_carries_its_new_pager(tmp_path):
 
 
 def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):
-    from ccreport.watch import _to_warm
+    from ccreport.live.watch import _to_warm
 
     out = tmp_path / "site"
     build(home, out, opts)  # the catch-up build (serve's first build): nothing in the cache
@@ -310,7 +310,7 @@ def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):
 
 
 def test_only_last_pages_are_warmed_and_a_few_at_a_time(tmp_path):
-    from ccreport.watch import _to_warm
+    from ccreport.live.watch import _to_warm
 
     opts = Options(page_size=5, jobs=1)
     sids = [f"{SID[:-1]}{i}" for i in range(6)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ccreport.search import CAPS
+from ccreport.site.search import CAPS
 from util import assistant, make_home, tool_result, user
 
 # Occurs once in ../shared/corpus/real, inside one sub-agent's WebFetch tool result (checked below).
@@ -80,9 +80,9 @@ def test_parts_and_bundle(tmp_path, build_site):
 def test_incremental_parts_equal_one_full_read(tmp_path, build_site):
     """Documents and usage collected page by page while rendering, over appends that resume at
     the last page, equal one read of the whole session (search.read_session)."""
-    from ccreport.home import discover
-    from ccreport.search import read_session
-    from ccreport.state import State
+    from ccreport.source.home import discover
+    from ccreport.site.search import read_session
+    from ccreport.site.state import State
 
     path = tmp_path / "home/projects/-p/s3.jsonl"
     lines = [user("u0", "first prompt")]
@@ -223,8 +223,8 @@ def _long_session(n):
 def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
     """Closed pages go in write-once chunks of CHUNK_PAGES; an append rewrites only the session's
     tail until a chunk fills; chunks of a vanished session are deleted."""
-    from ccreport.home import discover
-    from ccreport.search import CHUNK_PAGES, read_session
+    from ccreport.source.home import discover
+    from ccreport.site.search import CHUNK_PAGES, read_session
 
     n = 2 * CHUNK_PAGES + 5  # page_size=1 below: two full chunks, the rest in the tail
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(n), "s2.jsonl": _long_session(3)}})
@@ -262,7 +262,7 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
 @pytest.mark.browser
 def test_search_loads_chunks_from_file_url(tmp_path, build_site, browser):
     """Hits from a closed-page chunk and from the tail, from file://, link to their pages."""
-    from ccreport.search import CHUNK_PAGES
+    from ccreport.site.search import CHUNK_PAGES
 
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(CHUNK_PAGES + 5)}})
     out = tmp_path / "site"
@@ -303,7 +303,7 @@ def test_a_site_of_an_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path
 def test_a_deleted_chunk_or_tail_is_made_again(tmp_path, build_site):
     # Chunked pages' documents are not kept: a chunk deleted by hand makes its transcript read again
     # from line 1; a deleted tail is written again from the parts file without reading anything.
-    from ccreport.search import CHUNK_PAGES
+    from ccreport.site.search import CHUNK_PAGES
 
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(CHUNK_PAGES + 3)}})
     out = tmp_path / "site"
@@ -324,8 +324,8 @@ def test_a_deleted_chunk_or_tail_is_made_again(tmp_path, build_site):
 def test_documents_held_while_rendering_stay_bounded(tmp_path, build_site, monkeypatch):
     # A long transcript's full chunks go out while it is rendered: the documents kept in memory
     # never exceed a chunk and the open page (a 1 GB transcript has thousands of pages).
-    from ccreport import search
-    from ccreport.search import CHUNK_PAGES
+    from ccreport.site import search
+    from ccreport.site.search import CHUNK_PAGES
 
     held = []
     real = search.flush_chunks

@@ -12,8 +12,8 @@ import pytest
 
 from serve_helpers import OTHER, PROJECT, SID, append, conversation, main_file, make_live_home, page_url
 
-from ccreport.build import Options, build
-from ccreport.serve import (FullRebuild, IncrementalFollow, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
+from ccreport.site.build import Options, build
+from ccreport.live.serve import (FullRebuild, IncrementalFollow, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
                             resolve_static)
 
 

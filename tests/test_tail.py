@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from serve_helpers import OTHER, PROJECT, SID, append, main_file, make_live_home
 
 from ccreport.cli import cli
-from ccreport.locate import LocateError
-from ccreport.tail import read_tail, tail
+from ccreport.source.locate import LocateError
+from ccreport.inspect.tail import read_tail, tail
 
 
 @pytest.fixture

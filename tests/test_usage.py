@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccreport.cli import cli
-from ccreport.prices import cost, price_of
+from ccreport.model.prices import cost, price_of
 from util import assistant, make_home, page_text, tool_result, user
 
 SONNET = "claude-sonnet-4-5-20250929"
@@ -121,9 +121,9 @@ def test_price_table_matches_most_specific_model():
 
 def test_corpus_stats_equal_builder_totals(corpus_home):
     """On the real corpus (no replayed runs in it) the session-wide de-dup equals the per-transcript one."""
-    from ccreport.home import discover
-    from ccreport.jsonl import read_entries
-    from ccreport.model import Builder, usage_totals
+    from ccreport.source.home import discover
+    from ccreport.source.jsonl import read_entries
+    from ccreport.model.messages import Builder, usage_totals
 
     tot: dict = {}
     for t in discover(corpus_home).transcripts():
@@ -142,9 +142,9 @@ def test_corpus_stats_equal_builder_totals(corpus_home):
 def test_incremental_usage_equals_one_read(tmp_path, build_site):
     """Usage collected while rendering, resumed from the ledgers after appends that split one API
     response (two lines) across builds and add the replayed copy later, equals stats' one read."""
-    from ccreport.home import discover
-    from ccreport.state import State
-    from ccreport.usage import session_report
+    from ccreport.source.home import discover
+    from ccreport.site.state import State
+    from ccreport.model.usage import session_report
 
     home = _home(tmp_path)
     files = {f: f.read_bytes().splitlines(keepends=True) for f in (home / "projects").rglob("*.jsonl")}
@@ -165,7 +165,7 @@ def test_incremental_usage_equals_one_read(tmp_path, build_site):
 def test_integer_cost_units_equal_the_dollar_cost():
     """Sums are kept in whole 1e-10 dollar units (exact in any order): every price row and cache
     multiplier must be a whole number of units per token, and agree with cost()."""
-    from ccreport.prices import PRICES, UNITS_PER_DOLLAR, cost_units
+    from ccreport.model.prices import PRICES, UNITS_PER_DOLLAR, cost_units
 
     u = {"input_tokens": 1_234_567, "output_tokens": 89_123, "cache_creation_input_tokens": 777_777,
          "cache_write_1h": 111_111, "cache_read_input_tokens": 9_876_543}

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ccreport.build import Options
-from ccreport.watch import follow
+from ccreport.site.build import Options
+from ccreport.live.watch import follow
 from test_incremental import PROJECT, SDIR, SID, append, lines_of, main_file
 from util import make_home, page_text, user, write_jsonl
 

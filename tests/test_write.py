@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ccreport.write import Writer, atomic_write
+from ccreport.site.write import Writer, atomic_write
 
 
 def test_write_records_and_skips_identical(tmp_path):

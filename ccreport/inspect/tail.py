@@ -14,9 +14,9 @@ from pathlib import Path
 
 import orjson
 
-from .home import contained
-from .jsonl import parse_line
-from .locate import LocateError, check_id, find_session, find_transcript
+from ccreport.source.home import contained
+from ccreport.source.jsonl import parse_line
+from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
 DEFAULT_LINES = 200
 # Terminal control characters from a transcript must not reach the reader's terminal as commands.

@@ -37,8 +37,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import api
-from .pages import DEFAULT_PAGE_SIZE
+from ccreport.live import api
+from ccreport.model.pages import DEFAULT_PAGE_SIZE
 
 HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
@@ -213,8 +213,8 @@ class FullRebuild:
         self.home, self.out, self.opts = home, out, opts
 
     def __call__(self, changes=()) -> list[Path]:
-        from .build import build
-        from .home import HomeError
+        from ccreport.site.build import build
+        from ccreport.source.home import HomeError
 
         try:
             res = build(self.home, self.out, self.opts)
@@ -508,7 +508,7 @@ class IncrementalFollow:
     """
 
     def __init__(self, home: Path, out: Path, opts):
-        from .rendercache import RenderCache
+        from ccreport.live.rendercache import RenderCache
 
         self.home, self.out, self.opts = home, out, opts
         # Rendered messages kept between updates: an append renders its new message, not the
@@ -516,7 +516,7 @@ class IncrementalFollow:
         self.cache = RenderCache()
 
     def run(self, live: "Live", stop: threading.Event, ready: threading.Event, log=None) -> None:
-        from .watch import follow
+        from ccreport.live.watch import follow
 
         def failed(message: str) -> None:
             if log:

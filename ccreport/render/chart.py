@@ -11,7 +11,7 @@ from datetime import date, timedelta
 
 from markupsafe import Markup
 
-from .markup import esc
+from ccreport.render.markup import esc
 
 WIDTH, HEIGHT, PAD = 640, 120, 18
 MAX_BARS = 120  # longer spans are drawn per week (or coarser) so bars stay visible

@@ -22,14 +22,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from . import __version__
-from .export import (ExportError, ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export,
+from ccreport import __version__
+from ccreport.share.export import (ExportError, ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export,
                      session_title, transcript_chunks, write_atomic)
-from .home import Session, Transcript
-from .markup import esc
-from .redact import Redactor
-from .render import RenderContext, local_date, render_message
-from .resources import asset_files, env
+from ccreport.source.home import Session, Transcript
+from ccreport.render.markup import esc
+from ccreport.share.redact import Redactor
+from ccreport.render.message import RenderContext, local_date, render_message
+from ccreport.render.resources import asset_files, env
 
 _BODY = "\x00ccreport-export-body\x00"
 # Anchors inside an agent's section get its prefix, so #L12 of the main transcript stays unique.

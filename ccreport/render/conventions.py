@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 
-from .markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
+from ccreport.render.markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
@@ -122,7 +122,7 @@ def system_note(m, ctx) -> str:
     content = e.get("content") if isinstance(e.get("content"), str) else ""
     level = e.get("level") if isinstance(e.get("level"), str) else ""
     anchor = f'id="L{m.line}"'
-    from .render import fmt_time, json_block
+    from ccreport.render.message import fmt_time, json_block
 
     when = fmt_time(m.timestamp)
     if sub == "compact_boundary":
@@ -309,7 +309,7 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
 
 def _api_error_note(e: dict, anchor: str, when: str) -> str:
     """system/api_error: what failed and the retry plan in one line; the rest as a table, folded."""
-    from .tools import kv_table
+    from ccreport.render.tools import kv_table
 
     err = e.get("error") if isinstance(e.get("error"), dict) else {}
     inner = err.get("error") if isinstance(err.get("error"), dict) else {}

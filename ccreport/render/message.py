@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from . import conventions, tools
-from .blobs import BlobStore
-from .markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
-from .model import Message, ToolResult
+from ccreport.render import conventions
+from ccreport.render import tools
+from ccreport.render.blobs import BlobStore
+from ccreport.render.markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
+from ccreport.model.messages import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
 # Media types allowed in data: URLs of an embedded (single-file) page.

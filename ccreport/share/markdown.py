@@ -20,14 +20,14 @@ from pathlib import Path
 
 import orjson
 
-from .export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
+from ccreport.share.export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
                      transcript_chunks, write_atomic)
-from .home import Session, Transcript
-from .markup import human_size, strip_ansi
-from .mdsafe import code_pieces, prose, prose_pieces, quoted_prose
-from .model import NOT_TYPED, Message, ToolCall
-from .redact import Redactor
-from .render import local_date
+from ccreport.source.home import Session, Transcript
+from ccreport.render.markup import human_size, strip_ansi
+from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
+from ccreport.model.messages import NOT_TYPED, Message, ToolCall
+from ccreport.share.redact import Redactor
+from ccreport.render.message import local_date
 
 PART_MARKER = "<!-- ccreport: part break -->"
 # Room kept at the top of every part for its "part N" line.

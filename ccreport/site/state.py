@@ -59,8 +59,8 @@ from pathlib import Path
 
 import orjson
 
-from . import __version__
-from .write import atomic_write
+from ccreport import __version__
+from ccreport.site.write import atomic_write
 
 FORMAT = 4  # 4: usage ledgers in the session file, search documents read back from the tail script
 HEAD_BYTES = 64 * 1024

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .model import USAGE_KEYS
-from .prices import UNITS_PER_DOLLAR, cost_units, price_of
+from ccreport.model.messages import USAGE_KEYS
+from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 
 # The fields a usage record carries: the four API counters, plus the 1-hour share of cache writes.
 FIELDS = USAGE_KEYS + ("cache_write_1h",)
@@ -253,7 +253,7 @@ def merge_reports(reports: Iterable[dict]) -> dict:
 
 def session_report(session) -> dict:
     """Read one session's transcripts (streaming) and count its usage: for ``ccreport stats``."""
-    from .jsonl import read_entries
+    from ccreport.source.jsonl import read_entries
 
     su = SessionUsage()
     for t in ([session.main] if session.main else []) + list(session.agents):
@@ -285,7 +285,7 @@ def view(report: dict | None, label: str = "Activity per day") -> dict | None:
     """What the page templates show of a report: formatted totals, models, the day chart."""
     if not report:
         return None
-    from .chart import day_chart
+    from ccreport.render.chart import day_chart
 
     t = report["total"]
     models = sorted(report["by_model"].items(), key=lambda kv: -(kv[1].get("cost") or 0) - kv[1].get("output_tokens", 0) / 1e9)

@@ -18,20 +18,21 @@ from urllib.parse import quote
 import orjson
 from markupsafe import Markup
 
-from . import __version__, toolresults
-from .blobs import BlobStore
-from .home import Catalog, Session, Transcript, discover
-from .jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
-from .markup import colours_in_browser, human_size
-from .model import Builder, title_of, usage_totals
-from .pages import DEFAULT_PAGE_SIZE, Page, paginate
-from .render import RenderContext, local_date, render_message
-from .resources import asset_files, asset_names, env, fingerprint
-from .state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash
-from . import search
-from .search import bundle
-from .usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost, view as usage_view
-from .write import Writer
+from ccreport import __version__
+from ccreport.site import toolresults
+from ccreport.render.blobs import BlobStore
+from ccreport.source.home import Catalog, Session, Transcript, discover
+from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
+from ccreport.render.markup import colours_in_browser, human_size
+from ccreport.model.messages import Builder, title_of, usage_totals
+from ccreport.model.pages import DEFAULT_PAGE_SIZE, Page, paginate
+from ccreport.render.message import RenderContext, local_date, render_message
+from ccreport.render.resources import asset_files, asset_names, env, fingerprint
+from ccreport.site.state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash
+from ccreport.site import search
+from ccreport.site.search import bundle
+from ccreport.model.usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost, view as usage_view
+from ccreport.site.write import Writer
 
 KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
 GROUP_LABELS = {
@@ -868,7 +869,7 @@ def _peek_project_title(p, seen: list | None = None) -> str:
     """The project's title: the first cwd in its most recent session. ``seen`` collects the
     [path, size, mtime_ns] of each transcript peeked at, so a later run can tell it would peek at
     the same unchanged files (and skip reading them: _project_title)."""
-    from .home import peek_field
+    from ccreport.source.home import peek_field
 
     for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns):
         for t in s.transcripts:

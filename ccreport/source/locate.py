@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .home import Catalog, Session, Transcript, contained, discover, encode_cwd, peek_field, valid_id
+from ccreport.source.home import Catalog, Session, Transcript, contained, discover, encode_cwd, peek_field, valid_id
 
 
 class LocateError(Exception):

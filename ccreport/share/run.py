@@ -10,9 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from .export import ExportError, ExportOptions, make_redactor
-from .locate import find_session
-from .markup import human_size
+from ccreport.share.export import ExportError, ExportOptions, make_redactor
+from ccreport.source.locate import find_session
+from ccreport.render.markup import human_size
 
 
 def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
@@ -29,7 +29,7 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
 
             with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
                 path = Path(tmp) / f"{session.id}.html"
-                from .export_html import export_html
+                from ccreport.share.html import export_html
 
                 export_html(session, path, opts, redactor)
                 stream = stdout or sys.stdout
@@ -39,13 +39,13 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
                 stream.flush()
                 notes.append(f"wrote {human_size(path.stat().st_size)} of HTML to stdout")
         else:
-            from .export_html import export_html
+            from ccreport.share.html import export_html
 
             path = Path(out) if out else Path(f"{session.id}.html")
             files = export_html(session, path, opts, redactor)
             notes.extend(f"wrote {f} ({human_size(f.stat().st_size)})" for f in files)
     else:
-        from .export_md import export_md
+        from ccreport.share.markdown import export_md
 
         if to_stdout:
             parts = export_md(session, None, opts, redactor, stdout=stdout or sys.stdout)

@@ -41,12 +41,12 @@ from typing import Any
 
 import orjson
 
-from .home import Catalog, Session
-from .jsonl import Reader
-from .model import Builder, Message
-from .pages import paginate
-from .usage import SessionUsage, merge_reports
-from .write import Writer
+from ccreport.source.home import Catalog, Session
+from ccreport.source.jsonl import Reader
+from ccreport.model.messages import Builder, Message
+from ccreport.model.pages import paginate
+from ccreport.model.usage import SessionUsage, merge_reports
+from ccreport.site.write import Writer
 
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
@@ -319,7 +319,7 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = No
     Returns {"home": report, "projects": {dir: report}, "sessions": {dir: {id: report}}}."""
     writer = writer or Writer(out)
     if sessions is None:
-        from .state import State
+        from ccreport.site.state import State
 
         sessions = State.load(out).sessions
     if infos is None:

@@ -16,8 +16,8 @@ import re
 
 import orjson
 
-from .codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
-from .markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, in_browser, lexer_for, markdown, pre, source_fold, to_text
+from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
+from ccreport.render.markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, in_browser, lexer_for, markdown, pre, source_fold, to_text
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
@@ -68,7 +68,7 @@ def _result_is_text_only(r) -> bool:
 
 def json_dump(obj) -> str:
     """Raw JSON, only where nothing more readable exists (marked so tests can find it)."""
-    from .render import json_block
+    from ccreport.render.message import json_block
 
     return f'<div class="rawjson">{json_block(obj)}</div>'
 
@@ -117,7 +117,7 @@ def _code_lines(text: str, filename: str | None = None, lang: str | None = None)
         return [esc(x) for x in text.split("\n")]
     from pygments import highlight as _hl
 
-    from .markup import _formatter
+    from ccreport.render.markup import _formatter
 
     body = _hl(text, lx, _formatter)
     if body.endswith("\n") and not text.endswith("\n"):
@@ -221,13 +221,13 @@ def _parse_numbered_lines(text: str):
 def text_html(text: str, ctx, cls: str = "out", source: bool = True) -> str:
     """Tool output text: ANSI as spans, <persisted-output> linked, reminders folded, errors marked
     (and, where that dropped tags or escapes, the original text folded after it)."""
-    from . import conventions
+    from ccreport.render import conventions
 
     return conventions.output_text(text, ctx, cls, source=source)
 
 
 def _generic_result(call, ctx) -> str:
-    from .render import result_content_html
+    from ccreport.render.message import result_content_html
 
     r = call.result
     if _result_is_text_only(r):
@@ -391,7 +391,7 @@ def v_read(call, ctx):
     res = None
     if r is not None and not r.is_error:
         if x.get("type") == "image" and isinstance(f.get("base64"), str):
-            from .render import image_html
+            from ccreport.render.message import image_html
 
             res = image_html({"source": {"type": "base64", "media_type": _s(f.get("type")) or "image/png", "data": f["base64"]}}, ctx)
             if isinstance(f.get("originalSize"), int):
@@ -946,8 +946,8 @@ def render_call(call, ctx) -> str:
 
 def result_only_html(res, name, ctx) -> str:
     """A result whose call is on another page: its text the generic way."""
-    from .model import ToolCall
-    from .render import result_content_html
+    from ccreport.model.messages import ToolCall
+    from ccreport.render.message import result_content_html
 
     view = view_for(name) if isinstance(name, str) else None
     if view is not None:

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
-from .home import Catalog, HomeError, Transcript, discover, valid_id
-from .jsonl import Reader
-from .locate import LocateError, find_session, find_transcript
-from .model import Builder, Message
-from .pages import DEFAULT_PAGE_SIZE, paginate
+from ccreport.source.home import Catalog, HomeError, Transcript, discover, valid_id
+from ccreport.source.jsonl import Reader
+from ccreport.source.locate import LocateError, find_session, find_transcript
+from ccreport.model.messages import Builder, Message
+from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
 
 LIMIT_DEFAULT = 50
 LIMIT_MAX = 200

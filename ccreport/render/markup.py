@@ -22,8 +22,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from . import fastmd
-from .codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
+from ccreport.render import fastmd
+from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
 
 # Past these sizes the cost of a pretty rendering outweighs its use: plain escaped text instead.
 HIGHLIGHT_MAX = 60_000

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .home import discover
-from .usage import fmt_cost, merge_reports, session_report
+from ccreport.source.home import discover
+from ccreport.model.usage import fmt_cost, merge_reports, session_report
 
 
 def collect(home: Path) -> dict:

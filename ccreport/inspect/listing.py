@@ -24,9 +24,9 @@ from pathlib import Path
 
 import orjson
 
-from .home import Session, discover, peek_field
-from .markup import human_size
-from .model import typed_prompt_text
+from ccreport.source.home import Session, discover, peek_field
+from ccreport.render.markup import human_size
+from ccreport.model.messages import typed_prompt_text
 
 HEAD_BYTES = 256 * 1024
 TAIL_BYTES = 256 * 1024

@@ -16,8 +16,8 @@ import orjson
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from .jsonl import Entry
-from .model import Builder, Message
+from ccreport.source.jsonl import Entry
+from ccreport.model.messages import Builder, Message
 
 DEFAULT_PAGE_SIZE = 50
 

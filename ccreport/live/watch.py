@@ -26,9 +26,9 @@ from typing import Callable
 
 import watchfiles
 
-from .build import BuildResult, Interrupted, Options, build, page_name
-from .home import Catalog, HomeError, _Inside, discover, load_project
-from .state import State
+from ccreport.site.build import BuildResult, Interrupted, Options, build, page_name
+from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
+from ccreport.site.state import State
 
 # watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
 # the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page

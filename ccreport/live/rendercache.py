@@ -36,8 +36,8 @@ from pathlib import Path
 
 import orjson
 
-from .markup import in_browser
-from .render import RenderContext, render_message
+from ccreport.render.markup import in_browser
+from ccreport.render.message import RenderContext, render_message
 
 MAX_TRANSCRIPTS = 64  # transcripts whose last page is kept (a live session and its sub-agents)
 MAX_FRAGMENTS = 64  # fragments waiting to be taken (one update writes a page or two)

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from . import markup
+import ccreport
+from ccreport.render import markup
 
-_PKG = Path(__file__).resolve().parent
+# The package's own folder, however deep this module sits in it.
+_PKG = Path(ccreport.__file__).resolve().parent
 
 
 def _find(name: str) -> Path:
@@ -69,6 +71,6 @@ def fingerprint() -> str:
                 h.update(p.name.encode() + p.read_bytes())
     for name, data in sorted(asset_files().items()):
         h.update(name.encode() + data)
-    for p in sorted(_PKG.glob("*.py")):
-        h.update(p.name.encode() + p.read_bytes())
+    for p in sorted(_PKG.rglob("*.py")):  # every stage package, not only the top folder
+        h.update(p.relative_to(_PKG).as_posix().encode() + p.read_bytes())
     return h.hexdigest()[:16]

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .home import Session, Transcript
-from .jsonl import Reader
-from .model import Builder, Message, title_of
-from .pages import paginate
-from .redact import Redactor
+from ccreport.source.home import Session, Transcript
+from ccreport.source.jsonl import Reader
+from ccreport.model.messages import Builder, Message, title_of
+from ccreport.model.pages import paginate
+from ccreport.share.redact import Redactor
 
 # Messages held at once while streaming a transcript (results pair with calls within a chunk).
 CHUNK_MESSAGES = 400
