@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ccreport.site.build import Options, build  # noqa: E402
+from ccreport.site.build import Follow, Options, build  # noqa: E402
 from ccreport.site.state import State  # noqa: E402
 
 SCALE = (ROOT.parent / "shared" / "bench" / "scale_home.py").resolve()
@@ -67,7 +67,7 @@ def in_process(home: Path, out: Path, opts: Options):
     """One incremental build as a fresh command would do it (state loaded from disk): wall and
     CPU seconds (on a shared machine the CPU time is the steadier figure)."""
     t, c = time.perf_counter(), time.process_time()
-    res = build(home, out, opts, state=State.load(out))
+    res = build(home, out, opts, follow=Follow(state=State.load(out)))
     return time.perf_counter() - t, res, time.process_time() - c
 
 

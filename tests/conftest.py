@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
+
+# Test modules live in folders mirroring ccreport's packages; the helper modules (util, hostile,
+# serve_helpers…) stay here, importable from all of them.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from util import CHROMIUM, CHROMIUM_ARGS, CORPUS, SAMPLE_HOME
 

@@ -7,7 +7,8 @@ import re
 from html import unescape
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 CORPUS = (ROOT.parent / "shared" / "corpus" / "real").resolve()
 SAMPLE_HOME = ROOT / "sample_home"
 CHROMIUM = "/usr/bin/chromium"

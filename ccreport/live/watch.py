@@ -26,7 +26,7 @@ from typing import Callable
 
 import watchfiles
 
-from ccreport.site.build import BuildResult, Interrupted, Options, build, page_name
+from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build, page_name
 from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
 from ccreport.site.state import State
 
@@ -74,7 +74,7 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
     state = State.load(out)
     catalog = discover(home)
     try:
-        first = build(home, out, opts, state=state, catalog=catalog, stop=stop_event)
+        first = build(home, out, opts, follow=Follow(state=state, catalog=catalog, stop=stop_event))
     except Interrupted:
         return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
     _report(first, on_change, on_build)
@@ -110,9 +110,9 @@ def follow(home: Path, out: Path, opts: Options, on_change: Callable[[list[str]]
 
             if render_cache is not None and on_session is not None:
                 render_cache.on_page = lambda path: session_done([path], {"start": started, "sessions": time.time()})
-            res = build(home, out, live, state=state, catalog=catalog, only_projects=names,
-                        on_session=session_done if on_session is not None else None, render_cache=render_cache,
-                        warm=warm)
+            res = build(home, out, live, follow=Follow(
+                state=state, catalog=catalog, only_projects=names, render_cache=render_cache, warm=warm,
+                on_session=session_done if on_session is not None else None))
         except HomeError as exc:
             _error(on_error, str(exc))
             continue

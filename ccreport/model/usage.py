@@ -281,20 +281,6 @@ def fmt_tokens(rec: dict) -> dict:
             "cost": fmt_cost(rec)}
 
 
-def view(report: dict | None, label: str = "Activity per day") -> dict | None:
-    """What the page templates show of a report: formatted totals, models, the day chart."""
-    if not report:
-        return None
-    from ccreport.render.chart import day_chart
-
-    t = report["total"]
-    models = sorted(report["by_model"].items(), key=lambda kv: -(kv[1].get("cost") or 0) - kv[1].get("output_tokens", 0) / 1e9)
-    return {"total": fmt_tokens(t), "has_usage": t.get("responses", 0) > 0,
-            "models": [dict(fmt_tokens(r), name=m) for m, r in models],
-            "unpriced": report.get("unpriced_models") or [], "replayed": report.get("replayed_lines", 0),
-            "days": len(report.get("by_day") or {}), "chart": day_chart(report.get("by_day") or {}, label)}
-
-
 def session_cost(report: dict | None) -> str:
     """The short cost cell of an index row ("" when there is no usage part)."""
     if not report or not report["total"].get("responses"):

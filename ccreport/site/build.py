@@ -31,7 +31,8 @@ from ccreport.render.resources import asset_files, asset_names, env, fingerprint
 from ccreport.site.state import FORMAT as STATE_FORMAT, HEAD_BYTES, State, head_hash, page_hash
 from ccreport.site import search
 from ccreport.site.search import bundle
-from ccreport.model.usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost, view as usage_view
+from ccreport.model.usage import TranscriptUsage, merge_ledgers, session_cost as usage_fmt_cost
+from ccreport.render.usage import view as usage_view
 from ccreport.site.write import Writer
 
 KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
@@ -700,24 +701,42 @@ class Interrupted(Exception):
     """The build was asked to stop (build(stop=…)) between two sessions; nothing was saved."""
 
 
-def build(home: Path, out: Path, opts: Options, progress=None, state: State | None = None,
-          catalog: Catalog | None = None, only_projects: set | None = None, stop=None,
-          on_session=None, render_cache=None, warm: dict | None = None) -> BuildResult:
+@dataclass
+class Follow:
+    """What a long-running caller (live.watch) brings to each build, beyond a one-off build.
+
+    ``state`` and ``catalog``: kept in memory between builds; ``only_projects``: the project folders
+    where something changed (sessions elsewhere are then taken from the state without a stat);
+    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session;
+    ``on_session(paths, stamps)`` is called as each session's pages are written, before the indexes
+    (serve --watch pushes a page that soon); ``render_cache`` (live.rendercache.RenderCache) re-uses
+    the HTML of messages rendered by an earlier run; ``warm`` ((project dir, session id) →
+    transcript ids) re-renders those transcripts' last pages even when unchanged, to fill the cache
+    (what is written is identical, so nothing is). A render cache lives in this process: a build
+    given one runs with ``jobs=1`` (Options), and says so by raising ValueError otherwise.
+    """
+
+    state: State | None = None
+    catalog: Catalog | None = None
+    only_projects: set | None = None
+    stop: object = None
+    on_session: object = None
+    render_cache: object = None
+    warm: dict | None = None
+
+
+def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
     """Build the site, or bring it up to date: only what changed since the state in out/.ccreport
-    is read and written (state.py). A long-running caller (watch) passes ``state`` to keep it in
-    memory, the ``catalog`` it keeps current, and ``only_projects``: the project folders where
-    something changed (sessions elsewhere are then taken from the state without a stat).
-    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session.
-    ``on_session(paths, stamps)`` is called as each session's pages are written, before the
-    indexes (serve --watch pushes a page that soon); ``render_cache`` (rendercache.RenderCache,
-    in-process builds only) re-uses the HTML of messages rendered by an earlier run; ``warm``
-    ((project dir, session id) → transcript ids) re-renders those transcripts' last pages even
-    when unchanged, to fill the cache (what is written is identical, so nothing is)."""
+    is read and written (state.py). ``progress(done, total)`` is called as sessions finish;
+    ``follow``: what a long-running caller keeps between builds (Follow)."""
+    f = follow or Follow()
+    if f.render_cache is not None and opts.jobs > 1:
+        raise ValueError("a build with a render cache runs in this process: use Options(jobs=1)")
+    state, catalog, only_projects, stop = f.state, f.catalog, f.only_projects, f.stop
+    on_session, render_cache, warm = f.on_session, f.render_cache, f.warm
     t0 = time.perf_counter()
     started = time.time()
-    if opts.jobs > 1 or render_cache is None:
-        render_cache, warm = None, None  # worker processes cannot share it; warming needs it
-    warm = warm or {}
+    warm = (warm or {}) if render_cache is not None else {}  # warming fills the cache: nothing to fill
     catalog = catalog if catalog is not None else discover(home)
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)

@@ -60,7 +60,7 @@ from pathlib import Path
 import orjson
 
 from ccreport import __version__
-from ccreport.site.write import atomic_write
+from ccreport.fs import atomic_write
 
 FORMAT = 4  # 4: usage ledgers in the session file, search documents read back from the tail script
 HEAD_BYTES = 64 * 1024

@@ -7,9 +7,9 @@ files actually written in this run: incremental tests and watch notifications re
 
 from __future__ import annotations
 
-import os
-import threading
 from pathlib import Path
+
+from ccreport.fs import atomic_write
 
 
 class Writer:
@@ -31,26 +31,3 @@ class Writer:
         atomic_write(path, raw)
         self.written.append(path)
         return True
-
-
-def atomic_write(path: Path, raw: bytes) -> None:
-    # Unique per process *and* thread: two threads writing one page (watch and a build) with a
-    # shared temporary name would move each other's half-written file into place.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        try:
-            fh = open(tmp, "wb")
-        except FileNotFoundError:
-            # The folder is made only when missing: a mkdir per file (most of them failing with
-            # EEXIST) was a tenth of the system time of a cold build.
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fh = open(tmp, "wb")
-        with fh:
-            fh.write(raw)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url
-from test_serve_http import Stream, request
+from serve_helpers import Stream, request
 from util import assistant, tool_result, user
 
 from ccreport.site.build import Options, build

@@ -20,7 +20,7 @@ from ccreport.site.build import Options, build
 from ccreport.live.serve import IncrementalFollow, Live, Running, make_server
 from hostile import LITERAL_LINE, assert_inert, make_hostile_home, scan_html
 from serve_helpers import SID, append, conversation, main_file, make_live_home, page_url
-from test_paths import BAD_IDS, SECRET, linked_home  # noqa: F401  (fixture)
+from pathhelp import BAD_IDS, SECRET, linked_home  # noqa: F401  (fixture)
 
 CLI = [sys.executable, "-m", "ccreport"]
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from util import TESTS
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+AXE = TESTS / "vendor" / "axe.min.js"
 pytestmark = pytest.mark.browser
 
 

@@ -14,13 +14,13 @@ import shutil
 
 import pytest
 
-from ccreport.site.build import Options, build
+from ccreport.site.build import Follow, Options, build
 from ccreport.source.home import discover
 from ccreport.model.messages import Message, ToolCall, ToolResult
 from ccreport.render.message import RenderContext, render_message
 from ccreport.live.rendercache import RenderCache, TranscriptRenders, _Deps, _Lines, _Urls
 from ccreport.site.state import State
-from test_incremental import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file
+from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file
 from util import CORPUS, assistant, make_home, tool_result, user, write_jsonl
 
 PAGE = f"{SDIR}/page-0001.html"
@@ -35,8 +35,8 @@ class Follower:
         self.cache = RenderCache(transcripts)
 
     def update(self, **kw):
-        res = build(self.home, self.out, self.opts, state=self.state, catalog=discover(self.home),
-                    render_cache=self.cache, **kw)
+        res = build(self.home, self.out, self.opts,
+                    follow=Follow(state=self.state, catalog=discover(self.home), render_cache=self.cache, **kw))
         assert res.errors == []
         return res
 

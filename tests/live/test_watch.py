@@ -19,7 +19,7 @@ import pytest
 
 from ccreport.site.build import Options
 from ccreport.live.watch import follow
-from test_incremental import PROJECT, SDIR, SID, append, lines_of, main_file
+from incrhelp import PROJECT, SDIR, SID, append, lines_of, main_file
 from util import make_home, page_text, user, write_jsonl
 
 WAIT = 60.0  # seconds: an upper bound for a busy CI machine, not a speed target

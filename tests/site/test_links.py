@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from util import SAMPLE_HOME
+
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Attributes that make the browser fetch something when the page loads.
 LOADS = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"), ("source", "src"),
@@ -120,7 +122,7 @@ def test_anchors_name_jsonl_lines(sample_site):
     out, _ = sample_site
     page = next(out.glob("p/-Users-chika-dev-dotfiles/*/page-0001.html"))
     ids = {i for i in parse(page).ids if re.fullmatch(r"L\d+", i)}
-    src = next(Path(__file__).resolve().parent.parent.joinpath("sample_home/projects/-Users-chika-dev-dotfiles").glob("*.jsonl"))
+    src = next(SAMPLE_HOME.joinpath("projects/-Users-chika-dev-dotfiles").glob("*.jsonl"))
     n_lines = src.read_bytes().count(b"\n")
     # Every line is reachable, tool results absorbed into their call included.
     assert ids == {f"L{n}" for n in range(1, n_lines + 1)}

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from ccreport.site.write import Writer, atomic_write
+from ccreport.fs import atomic_write
+from ccreport.site.write import Writer
 
 
 def test_write_records_and_skips_identical(tmp_path):

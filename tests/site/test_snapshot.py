@@ -25,9 +25,9 @@ import pytest
 
 from ccreport import __version__
 from hostile import make_hostile_home
-from util import SAMPLE_HOME
+from util import SAMPLE_HOME, TESTS
 
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+SNAPSHOTS = TESTS / "snapshots"
 ASSET_NAME = re.compile(rb"(assets/[\w./-]+?)\.[0-9a-f]{10}\.(css|js)\b")
 
 

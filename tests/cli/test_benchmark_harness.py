@@ -9,8 +9,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from util import ROOT
 
-RUN_PY = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+RUN_PY = ROOT / "benchmarks" / "run.py"
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/time").exists() or not Path("/proc/self/stat").exists(),
                                 reason="needs Linux /proc and /usr/bin/time")
 

@@ -17,64 +17,8 @@ import pytest
 from ccreport.site import build as B
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
+from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, exchange, lines_of, main_file, rel_written, site_files
 from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
-
-PROJECT = "-home-u-proj"
-SID = "11111111-2222-3333-4444-555555555555"
-SDIR = f"p/{PROJECT}/{SID}"
-
-
-def exchange(i: int, sid: str = SID) -> list[dict]:
-    """One prompt and its answer (two lines), numbered so every line is unique."""
-    return [user(f"u{i}", f"prompt number {i}", sid=sid, ts=f"2025-06-01T10:{i // 60:02d}:{i % 60:02d}.000Z"),
-            assistant(f"a{i}", [{"type": "text", "text": f"answer number {i}"}], parent=f"u{i}", sid=sid,
-                      mid=f"msg_{i}", rid=f"req_{i}", ts=f"2025-06-01T10:{i // 60:02d}:{i % 60:02d}.500Z")]
-
-
-def lines_of(n: int, start: int = 0, sid: str = SID) -> list[dict]:
-    return [e for i in range(start, start + n) for e in exchange(i, sid)]
-
-
-def append(path: Path, entries) -> None:
-    with open(path, "ab") as fh:
-        for e in entries:
-            fh.write((json.dumps(e) + "\n").encode() if isinstance(e, dict) else e)
-
-
-def rel_written(res, out: Path) -> set[str]:
-    """The site files a run wrote: files under .ccreport/ are the build's state (the incremental
-    state, search page parts, usage ledgers), not pages a reader or a server sees."""
-    rels = {Path(p).relative_to(out).as_posix() for p in res.written}
-    return {r for r in rels if not r.startswith(".ccreport/")}
-
-
-def site_files(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
-            if p.is_file() and ".ccreport" not in p.parts}
-
-
-def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) -> None:
-    cold = tmp_path / f"cold-{random.random()}"
-    res = build(home, cold, opts)
-    assert res.errors == []
-    a, b = site_files(out), site_files(cold)
-    assert sorted(a) == sorted(b)
-    assert [k for k in a if a[k] != b[k]] == []
-    # The state is the cold build's too (so the next run behaves the same either way), but for
-    # the output folders' own mtimes.
-    # Search page parts and usage ledgers included (by path: page parts share their names).
-    sa = {p.relative_to(out).as_posix(): _state(p) for p in (out / ".ccreport").rglob("*.json")}
-    sb = {p.relative_to(cold).as_posix(): _state(p) for p in (cold / ".ccreport").rglob("*.json")}
-    assert sorted(sa) == sorted(sb)
-    assert [k for k in sa if sa[k] != sb[k]] == []
-
-
-def _state(path: Path):
-    data = json.loads(path.read_text())
-    for t in (data.get("transcripts", {}) if isinstance(data, dict) else {}).values():
-        t.pop("dir_mtime_ns", None)
-    return data
-
 
 @pytest.fixture
 def opts():
@@ -85,10 +29,6 @@ def opts():
 def home(tmp_path):
     """One project, one session of 12 exchanges (24 lines → 5 pages at 5 messages a page)."""
     return make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
-
-
-def main_file(home: Path) -> Path:
-    return home / "projects" / PROJECT / f"{SID}.jsonl"
 
 
 def test_no_change_rebuild_writes_nothing(home, tmp_path, opts):

@@ -20,8 +20,9 @@ from ccreport.share.redact import Redactor
 from exporthelp import AGENT, CWD, MARKS, PROJECT, SID, make_export_home, md_problems
 from planted import SECRETS, planted_text
 from util import assistant, tool_result, user
+from util import TESTS
 
-GOLDEN = Path(__file__).parent / "golden" / "export"
+GOLDEN = TESTS / "golden" / "export"
 
 
 @pytest.fixture

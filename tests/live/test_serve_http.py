@@ -10,26 +10,11 @@ import socket
 
 import pytest
 
-from serve_helpers import OTHER, PROJECT, SID, append, conversation, main_file, make_live_home, page_url
+from serve_helpers import OTHER, Stream, api, request, PROJECT, SID, append, conversation, main_file, make_live_home, page_url
 
 from ccreport.site.build import Options, build
 from ccreport.live.serve import (FullRebuild, IncrementalFollow, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
                             resolve_static)
-
-
-def request(running, path, method="GET"):
-    host, port = running.server.server_address[:2]
-    conn = http.client.HTTPConnection(host, port, timeout=10)
-    conn.request(method, path)  # path sent as it is: no client-side normalisation
-    resp = conn.getresponse()
-    body = resp.read()
-    conn.close()
-    return resp.status, dict(resp.getheaders()), body
-
-
-def api(running, path):
-    status, _, body = request(running, path)
-    return status, json.loads(body)
 
 
 def _serve(tmp_path):
@@ -256,40 +241,6 @@ def test_loopback_detection():
 
 
 # --- live events -----------------------------------------------------------------------------------
-class Stream:
-    """A raw /__events reader (one event at a time, never waiting forever)."""
-
-    def __init__(self, running):
-        host, port = running.server.server_address[:2]
-        self.sock = socket.create_connection((host, port), timeout=10)
-        self.sock.sendall(b"GET /__events HTTP/1.1\r\nHost: x\r\n\r\n")
-        self.buf = self._until(b"\r\n\r\n")
-        assert self.buf is not None and b"text/event-stream" in self.buf.partition(b"\r\n\r\n")[0]
-        self.buf = self.buf.partition(b"\r\n\r\n")[2]
-
-    def _until(self, sep, buf=b""):
-        while sep not in buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            buf += chunk
-        return buf
-
-    def event(self):
-        """The data of the next event (comments skipped), or None when the stream ended."""
-        while True:
-            buf = self._until(b"\n\n", self.buf)
-            if buf is None:
-                return None
-            block, _, self.buf = buf.partition(b"\n\n")
-            data = [ln[6:] for ln in block.split(b"\n") if ln.startswith(b"data: ")]
-            if data:
-                return json.loads(data[0])
-
-    def close(self):
-        self.sock.close()
-
-
 def test_events_stream_hello_change_error_and_ends_on_stop(tmp_path):
     site = tmp_path / "site"
     site.mkdir()

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from ccreport import __version__
-from util import SAMPLE_HOME
+from util import SAMPLE_HOME, TESTS
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = TESTS / "golden"
 # Only the projects written by sample_home/make_sample.py: projects added to sample_home later
 # (other scenario homes) must not change these pages.
 PROJECTS = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles")
