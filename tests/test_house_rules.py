@@ -33,7 +33,7 @@ ALLOWED = {
     "inspect": {"source", "model", "render"},
     "live": {"source", "model", "render", "site"},
 }
-BOTTOM = {"__init__", "__main__", "fs"}
+BOTTOM = {"__init__", "__main__", "fs", "layout"}
 
 
 def modules() -> dict[str, Path]:

@@ -26,7 +26,8 @@ from typing import Callable
 
 import watchfiles
 
-from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build, page_name
+from ccreport.layout import page_name
+from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
 from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
 from ccreport.site.state import State
 
@@ -146,9 +147,9 @@ def _to_warm(pages, catalog: Catalog, render_cache, state: State | None = None, 
         if t is None or render_cache.has((parts[1], s.id, t.id)):
             continue
         if state is not None:
-            saved = (state.sessions.get((parts[1], s.id)) or {}).get("transcripts", {}).get(t.id) or {}
-            pages_of = saved.get("pages") or []
-            if not pages_of or parts[-1] != page_name(pages_of[-1][0]):
+            old = state.sessions.get((parts[1], s.id))
+            saved = old.transcripts.get(t.id) if old is not None else None
+            if saved is None or not saved.pages or parts[-1] != page_name(saved.last_page):
                 continue
         out.setdefault((parts[1], s.id), set()).add(t.id)
         n += 1

@@ -36,27 +36,24 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ccreport.source.home import Catalog, Session
-from ccreport.source.jsonl import Reader
-from ccreport.model.messages import Builder, Message
-from ccreport.model.pages import paginate
-from ccreport.model.usage import SessionUsage, merge_reports
+from ccreport.layout import SEARCH_DIR, session_dir
+from ccreport.model.messages import Message
+from ccreport.model.usage import merge_reports
+from ccreport.site.state import SessionState, TranscriptState
 from ccreport.site.write import Writer
+from ccreport.source.home import Catalog, Project
 
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
 OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
-BUNDLES = "search"
-
-
-def _page_name(no: int) -> str:
-    return f"page-{no:04d}.html"
+BUNDLES = SEARCH_DIR
 
 
 def _cap(text: str, n: int) -> str:
@@ -162,90 +159,63 @@ def tail_rel(project: str, session_id: str) -> str:
     return f"{BUNDLES}/{project}/{session_id}~tail.js"
 
 
-def missing_chunks(out: Path, project: str, session_id: str, transcript_id: str, summary: dict) -> bool:
+def missing_chunks(out: Path, project: str, session_id: str, transcript_id: str, state: TranscriptState) -> bool:
     """Is a full chunk of this transcript missing from the site (deleted by hand)? Its pages'
     documents are not kept once it is written: only a read from line 1 makes it again."""
     return any(not (out / chunk_rel(project, session_id, transcript_id, name)).exists()
-               for name, _ in _chunks(summary)[0])
+               for name, _ in chunks(state.pages, state.hashes)[0])
 
 
-def flush_chunks(writer: Writer, out: Path, project: str, session_id: str, transcript_id: str, summary: dict,
-                 tdocs: dict, rewrite: bool, done: set) -> None:
-    """Write the transcript's full chunks not written yet (``done``: names already handled) and
-    drop their pages' documents from ``tdocs``: called while a long transcript is rendered, so
-    the documents held in memory never exceed a chunk's and the tail's."""
-    for name, nos in _chunks(summary)[0]:
-        if name in done or not _write_chunk(writer, out, project, session_id, transcript_id, name, nos, tdocs,
-                                            rewrite):
-            continue  # not all rendered in this run: write_session_search sees to it
-        for n in nos:
-            tdocs.pop(str(n), None)
-        done.add(name)
+@dataclass
+class SessionSearch:
+    """Writes one session's search scripts: its transcripts' full chunks (each written once, or
+    again with ``rewrite``: a read from line 1 may index the same pages differently) and its tail."""
 
+    writer: Writer
+    out: Path
+    project: str
+    session_id: str
 
-def _write_chunk(writer: Writer, out: Path, project: str, session_id: str, transcript_id: str, name: str,
-                 nos: list[int], tdocs: dict, rewrite: bool) -> bool:
-    """Write one full chunk unless it is in the site already (and not ``rewrite``). False when its
-    pages' documents are not all at hand: a partial chunk is never written."""
-    crel = chunk_rel(project, session_id, transcript_id, name)
-    if rewrite or not (out / crel).exists():
-        pages = [tdocs.get(str(n)) for n in nos]
-        if any(p is None for p in pages):
-            return False
-        writer.write(crel, _chunk_script(crel, session_id, [orjson.dumps(p) for p in pages if p]))
-    return True
+    def flush_chunks(self, transcript_id: str, state: TranscriptState, tdocs: dict, done: set, rewrite: bool) -> None:
+        """Write the transcript's full chunks not written yet (``done``: names already handled) and
+        drop their pages' documents from ``tdocs``: called while a long transcript is rendered, so
+        the documents held in memory never exceed a chunk's and the tail's."""
+        for name, nos in chunks(state.pages, state.hashes)[0]:
+            if name in done or not self._write_chunk(transcript_id, name, nos, tdocs, rewrite):
+                continue  # not all rendered in this run: write() sees to it
+            for n in nos:
+                tdocs.pop(str(n), None)
+            done.add(name)
 
+    def _write_chunk(self, transcript_id: str, name: str, nos: list[int], tdocs: dict, rewrite: bool) -> bool:
+        """Write one full chunk unless it is in the site already (and not ``rewrite``). False when
+        its pages' documents are not all at hand: a partial chunk is never written."""
+        crel = chunk_rel(self.project, self.session_id, transcript_id, name)
+        if rewrite or not (self.out / crel).exists():
+            pages = [tdocs.get(str(n)) for n in nos]
+            if any(p is None for p in pages):
+                return False
+            self.writer.write(crel, _chunk_script(crel, self.session_id, [orjson.dumps(p) for p in pages if p]))
+        return True
 
-def write_session_search(writer: Writer, out: Path, project: str, session_id: str, transcripts: dict,
-                         docs: dict, rewrite: bool = False) -> dict:
-    """Write the session's search scripts: each full chunk not yet in the site (all of them when
-    ``rewrite``) and the tail. ``transcripts``: id → summary (pages, hashes), in session order;
-    ``docs``: id → {page no (str): documents} of the pages rendered now or kept from before.
-    Returns the documents of the tail pages."""
-    keep: dict = {}
-    tail: list[bytes] = []
-    keys: list = []
-    for tid, t in transcripts.items():
-        tdocs = docs.get(tid) or {}
-        full, rest = _chunks(t)
-        for name, nos in full:
-            # (chunks flushed while the transcript rendered have no documents left: left as written)
-            _write_chunk(writer, out, project, session_id, tid, name, nos, tdocs, rewrite)
-        kept = {str(n): tdocs[str(n)] for n in rest if str(n) in tdocs}
-        keep[tid] = kept
-        for n in rest:
-            # Every tail page is named, an empty one too: the next update needs to know it had none.
-            if str(n) in kept:
-                keys.append([tid, n])
-                tail.append(orjson.dumps(kept[str(n)]))
-    trel = tail_rel(project, session_id)
-    writer.write(trel, _chunk_script(trel, session_id, tail, keys))
-    return keep
-
-
-def read_session(s: Session, page_size: int) -> tuple[list[list], dict]:
-    """Read a whole session (streaming) in one pass: its documents in bundle order, and its usage
-    report. Not used by the build (which collects both while it renders, page by page); kept as
-    the reference the incremental collection is checked against."""
-    usage = SessionUsage()
-    docs: list[list] = []
-    for t in s.transcripts:
-        usage.start(t.id, t.kind)
-        sub = f"{t.slug}/" if t.slug else ""
-        led = usage.ledgers[-1][2]
-        try:
-            with open(t.path, "rb") as fh:
-                for page in paginate(led.tap(Reader(fh)), Builder(), page_size):
-                    docs.extend(page_docs(page.messages, sub + _page_name(page.no))[0])
-        except OSError:
-            continue
-    return docs, usage.report()
-
-
-def collect_session(s: Session, out: Path, page_size: int, info: dict, writer: Writer | None = None) -> dict:
-    """The session's usage report from one more full read. Kept for callers of the first
-    version; the build no longer calls it (and it writes nothing now: see read_session)."""
-    return read_session(s, page_size)[1]
+    def write(self, transcripts: dict[str, TranscriptState], docs: dict, rewrite: bool) -> None:
+        """Write each full chunk not yet in the site and the tail. ``transcripts``: id → state, in
+        session order; ``docs``: id → {page no (str): documents} of the pages rendered now or kept
+        from before (chunks flushed while a transcript rendered have none left: left as written)."""
+        tail: list[bytes] = []
+        keys: list = []
+        for tid, t in transcripts.items():
+            tdocs = docs.get(tid) or {}
+            full, rest = chunks(t.pages, t.hashes)
+            for name, nos in full:
+                self._write_chunk(tid, name, nos, tdocs, rewrite)
+            for n in rest:
+                # Every tail page is named, an empty one too: the next update needs to know it had none.
+                if str(n) in tdocs:
+                    keys.append([tid, n])
+                    tail.append(orjson.dumps(tdocs[str(n)]))
+        trel = tail_rel(self.project, self.session_id)
+        self.writer.write(trel, _chunk_script(trel, self.session_id, tail, keys))
 
 
 # Closed pages per chunk script. A transcript's closed pages never change, so each full group of
@@ -255,11 +225,11 @@ CHUNK_PAGES = 20
 CHUNK_FORMAT = "1"  # part of every chunk name: a new chunk layout gets new names, not stale files
 
 
-def _chunks(t: dict) -> tuple[list[tuple[str, list[int]]], list[int]]:
-    """A transcript's full chunks as [(name, page numbers)] and the page numbers left for the tail.
-    The last page may still grow; a chunk is full when CHUNK_PAGES pages before it are closed."""
-    nos = [p[0] for p in t.get("pages", [])]
-    hashes = t.get("hashes", {})
+def chunks(pages: list, hashes: dict) -> tuple[list[tuple[str, list[int]]], list[int]]:
+    """A transcript's full chunks as [(name, page numbers)] and the page numbers left for the tail
+    (``pages``, ``hashes``: as in state.TranscriptState). The last page may still grow; a chunk is
+    full when CHUNK_PAGES pages before it are closed."""
+    nos = [p[0] for p in pages]
     full = []
     closed = len(nos) - 1
     k = 0
@@ -273,8 +243,6 @@ def _chunks(t: dict) -> tuple[list[tuple[str, list[int]]], list[int]]:
         k += 1
     return full, nos[k * CHUNK_PAGES:]
 
-
-chunked = _chunks  # the public name (build.py)
 
 
 def _chunk_script(rel: str, sid: str, parts: list[bytes], keys: list | None = None) -> bytes:
@@ -304,71 +272,67 @@ def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer | None = None, sessions: dict | None = None,
-           infos: dict | None = None, only: set | None = None, rendered: set | None = None) -> dict:
-    """Write the per-project search scripts (only the projects in ``only`` when given) and the
-    manifest, listing the chunk and tail scripts the sessions' updates wrote; sum the session
-    usage reports. ``sessions`` is the build state's {(project, session id): state} (loaded from
-    ``out`` when not given) and ``infos`` the {project: [session row]} of the indexes; a
-    session's row carries its usage report. ``rendered``: the (project, session id) updated by
-    this build: stale scripts are looked for only among theirs (None: among all).
-
-    Per project: ``search/<project>.js`` lists the sessions and the chunk scripts (it changes only
-    when a chunk or session comes or goes); ``search/<project>/<session>~<transcript>~NNNN-<hash>.js``
-    holds CHUNK_PAGES closed pages (written once); ``search/<project>/<session>~tail.js`` the rest.
-    Returns {"home": report, "projects": {dir: report}, "sessions": {dir: {id: report}}}."""
-    writer = writer or Writer(out)
-    if sessions is None:
-        from ccreport.site.state import State
-
-        sessions = State.load(out).sessions
-    if infos is None:
-        infos = {}
-        for (pdir, _), st in sessions.items():
-            if st.get("info"):
-                infos.setdefault(pdir, []).append(st["info"])
-    projects_manifest = []
-    usage_projects: dict[str, dict] = {}
-    usage_sessions: dict[str, dict] = {}
+def _usage_of(catalog: Catalog, infos: dict) -> dict:
+    """The session usage reports summed per project and for the home: {"home": report,
+    "projects": {dir: report}, "sessions": {dir: {id: report}}} (a session row carries its own)."""
+    projects: dict[str, dict] = {}
+    sessions: dict[str, dict] = {}
     for p in catalog.projects:
-        rows = {i["id"]: i for i in infos.get(p.dir_name, [])}
-        reports = {sid: rows[sid]["usage_report"] for sid in sorted(p.sessions)
-                   if sid in rows and rows[sid].get("usage_report")}
-        usage_sessions[p.dir_name] = reports
-        usage_projects[p.dir_name] = merge_reports(reports.values())
+        rows = {i.id: i for i in infos.get(p.dir_name, [])}
+        reports = {sid: rows[sid].usage_report for sid in sorted(p.sessions) if sid in rows and rows[sid].usage_report}
+        sessions[p.dir_name] = reports
+        projects[p.dir_name] = merge_reports(reports.values())
+    return {"home": merge_reports(projects.values()), "projects": projects, "sessions": sessions}
+
+
+def _project_script(out: Path, project: Project, title: str, sessions: dict[tuple[str, str], SessionState],
+                    rendered: set | None) -> bytes:
+    """``search/<project>.js``: the project's sessions and the chunk scripts their updates wrote
+    (it changes only when a chunk or session comes or goes). Stale scripts of the sessions in
+    ``rendered`` (all when None) are deleted on the way."""
+    index, scripts = [], []
+    keep: dict[str, set[str]] = {}
+    for sid in sorted(project.sessions):
+        st = sessions.get((project.dir_name, sid))
+        if st is None:
+            continue
+        index.append([sid, st.info.title or sid, session_dir(project.dir_name, sid) + "/", st.info.first_ts or ""])
+        mine = [chunk_rel(project.dir_name, sid, tid, name)
+                for tid, t in st.transcripts.items() for name, _ in chunks(t.pages, t.hashes)[0]]
+        mine.append(tail_rel(project.dir_name, sid))
+        keep[sid] = {rel.rsplit("/", 1)[1] for rel in mine}
+        scripts.extend(mine)
+    _prune_chunks(out / BUNDLES / project.dir_name, keep, rendered)
+    # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
+    head = orjson.dumps({"project": project.dir_name, "title": title, "sessions": index, "chunks": scripts})
+    return b"ccreportSearch.add(" + head + b");\n"
+
+
+def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
+           only: set | None = None, rendered: set | None = None) -> dict:
+    """Write the per-project search scripts (only the projects in ``only`` when given) and the
+    manifest; sum the session usage reports (_usage_of). ``sessions`` is the build state's
+    {(project, session id): SessionState}; ``rendered``: the (project, session id) updated by this
+    build: stale scripts are looked for only among theirs (None: among all).
+
+    Per project: ``search/<project>.js`` lists the sessions and their scripts;
+    ``search/<project>/<session>~<transcript>~NNNN-<hash>.js`` holds CHUNK_PAGES closed pages
+    (written once); ``search/<project>/<session>~tail.js`` the rest (both by SessionSearch)."""
+    infos: dict[str, list] = {}
+    for (pdir, _), st in sessions.items():
+        infos.setdefault(pdir, []).append(st.info)
+    manifest = []
+    for p in catalog.projects:
         title = titles.get(p.dir_name, p.dir_name)
         rel = f"{BUNDLES}/{p.dir_name}.js"
-        projects_manifest.append({"dir": p.dir_name, "title": title, "file": rel})
-        if only is not None and p.dir_name not in only:
-            continue
-        index, chunks = [], []
-        keep: dict[str, set[str]] = {}
-        for sid in sorted(p.sessions):
-            st = sessions.get((p.dir_name, sid))
-            if not st or sid not in rows:
-                continue
-            info = rows[sid]
-            index.append([sid, info.get("title") or sid, f"p/{p.dir_name}/{sid}/", info.get("first_ts") or ""])
-            # The session's scripts themselves are written by its update (write_session_search).
-            files = keep.setdefault(sid, set())
-            for tid, t in st.get("transcripts", {}).items():
-                for name, _ in _chunks(t)[0]:
-                    crel = chunk_rel(p.dir_name, sid, tid, name)
-                    files.add(crel.rsplit("/", 1)[1])
-                    chunks.append(crel)
-            trel = tail_rel(p.dir_name, sid)
-            files.add(trel.rsplit("/", 1)[1])
-            chunks.append(trel)
-        _prune_chunks(out / BUNDLES / p.dir_name, keep,
-                      None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name})
-        # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
-        head = orjson.dumps({"project": p.dir_name, "title": title, "sessions": index, "chunks": chunks})
-        writer.write(rel, b"ccreportSearch.add(" + head + b");\n")
+        manifest.append({"dir": p.dir_name, "title": title, "file": rel})
+        if only is None or p.dir_name in only:
+            mine = None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name}
+            writer.write(rel, _project_script(out, p, title, sessions, mine))
     # Only what changes when projects come and go: an append must not rewrite it.
-    manifest = "ccreportSearch.manifest(" + json.dumps({"projects": projects_manifest}, ensure_ascii=False,
-                                                         separators=(",", ":")) + ");\n"
-    writer.write(f"{BUNDLES}/manifest.js", manifest)
-    return {"home": merge_reports(usage_projects.values()), "projects": usage_projects, "sessions": usage_sessions}
+    writer.write(f"{BUNDLES}/manifest.js", "ccreportSearch.manifest(" + json.dumps(
+        {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
+    return _usage_of(catalog, infos)
 
 
 def remove_project(out: Path, project: str, deleted: list) -> None:

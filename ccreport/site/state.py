@@ -1,15 +1,16 @@
 """The incremental state: what the last build read and wrote, so the next one does only the rest.
 
-Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible change)::
+Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible change; a site of
+another format is rebuilt whole)::
 
-    out/.ccreport/state.json                     global
-    out/.ccreport/sessions/<project-dir>/<session-id>.json   one per session
+    out/.ccreport/state.json                                  Head: format, version, fingerprint…
+    out/.ccreport/sessions/<project-dir>/<session-id>.json    SessionState, one per session
 
-``state.json``::
+``state.json`` (written by State.set_head)::
 
-    {"format": 4,                 # this layout's version
+    {"format": 5,                 # this layout's version
      "ccreport": "0.1.0",         # the version that wrote it
-     "fingerprint": "…",          # resources.fingerprint(): templates, assets and code
+     "fingerprint": "…",          # render.resources.fingerprint(): templates, assets and code
      "options": {"page_size": 50},# every option that changes the HTML (render_options())
      "titles": {project_dir: title},   # project titles used in page headings
      "title_sources": {project_dir: {"title": …, "seen": [[path, size, mtime_ns], …]}}}
@@ -18,53 +19,139 @@ Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible c
 Any difference in ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; a
 different project title rebuilds that project's sessions (the title is in every heading).
 
-A session file::
-
-    {"format": 4, "project": dir, "id": sid, "title": "project title used in its headings",
-     "agent_calls": {key: "page-0003.html#L812"},   # main-transcript calls sub-agents link back to
-                                                    # (Task/Agent call ids, agentIds, known agents)
-     "info": {…},                          # build.session_summary: the session's row in the indexes
-     "ledgers": {transcript_id: {…}},      # usage.TranscriptUsage.to_json(): a row per API response
-                                           # and running sums, resumed when the transcript grows
-     "transcripts": {transcript_id: {      # "main" or the agent id
-         # build.render_transcript's summary (what the overview and indexes show) …
-         "id", "kind", "label", "agent_type", "description", "messages", "malformed", "counts",
-         "usage", "title", "prompt", "cwd", "git_branch", "first_ts", "last_ts", "models", …,
-         "size": 123,                      # bytes when it was read (with mtime_ns, inode: the stat)
-         "offset": 120000, "lines": 812, "pending": 0,   # consumed bytes/lines, unfinished tail bytes
-         "pages": [[no, first_line, first_offset], …],
-         "carry_last": {…},                # model state at the last page's first line (model.new_carry)
-         "hashes": {"1": "sha256 of page-0001.html", …},
-         "agent_refs": {agent_id: [page_no, linked]},   # sub-agent links a page rendered (or could not)
-         "agent_keys": [...],              # agent_calls keys this transcript contributes
-         # … and what the next run compares against:
-         "source": "<project>/<file>.jsonl",   # path under home/projects
-         "mtime_ns": 1, "inode": 2,
-         "head": "sha256", "head_len": 65536,  # hash of the first head_len (≤ 64 KiB) consumed bytes
-         "parent_url": "…" | null,         # the back-link rendered on an agent's pages
-         "meta": [agent_type, description]}}}
-
-How the build uses it (build.py): a transcript whose size, mtime_ns and inode match is not opened;
-one that grew with the same head is re-read from its last page's first byte with the saved carry;
-anything else (smaller, same size but newer, other inode, other head, a closed page missing on
-disk, a back-link or sub-agent link that would now render differently) is rebuilt from line 1.
-Indexes are rendered from the saved summaries, so no other transcript is read.
+A session file is ``SessionState.to_json()``: the dataclasses below, field for field, with
+``"format"`` added. How the build uses it (site/plan.py): a transcript whose size, mtime_ns and
+inode match is not opened; one that grew with the same head is re-read from its last page's first
+byte with the saved carry; anything else (smaller, same size but newer, other inode, other head,
+a closed page missing on disk, a back-link or sub-agent link that would now render differently)
+is rebuilt from line 1. Indexes are rendered from the saved SessionInfo rows, so no other
+transcript is read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import orjson
 
 from ccreport import __version__
 from ccreport.fs import atomic_write
+from ccreport.layout import STATE_DIR
 
-FORMAT = 4  # 4: usage ledgers in the session file, search documents read back from the tail script
+FORMAT = 5  # 5: typed session state (nested summary); 4: usage ledgers in the session file
 HEAD_BYTES = 64 * 1024
-STATE_DIR = ".ccreport"
+
+
+def _known(cls, data: dict) -> dict:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+@dataclass(kw_only=True)
+class Figures:
+    """What a transcript, or a whole session, adds up to: shown in the overview and the indexes."""
+
+    title: str | None = None
+    prompt: str | None = None  # the first typed prompt
+    messages: int = 0
+    malformed: int = 0
+    usage: dict = field(default_factory=dict)  # token totals (model.messages.usage_totals)
+    models: list = field(default_factory=list)
+    cwd: str | None = None
+    git_branch: str | None = None
+    first_ts: str | None = None
+    last_ts: str | None = None
+    size: int = 0  # bytes when read
+
+
+@dataclass(kw_only=True)
+class TranscriptSummary(Figures):
+    """One transcript's figures and what names it: the render's result."""
+
+    id: str
+    kind: str
+    label: str
+    agent_type: str | None = None
+    description: str | None = None
+    lines: int = 0  # complete lines read, plus the unfinished last one
+    pending: int = 0  # bytes of an unfinished last line (no newline yet)
+    error: str | None = None  # the file could not be read
+    counts: dict = field(default_factory=dict)  # entry type → lines
+    tool_calls: int = 0
+
+
+@dataclass
+class TranscriptState:
+    """One transcript as the last build left it: what it shows, where its reading stopped, the
+    pages it wrote, and the file it read (to tell next time whether it changed)."""
+
+    summary: TranscriptSummary
+    pages: list = field(default_factory=list)  # [page no, first line, first byte offset]
+    hashes: dict = field(default_factory=dict)  # page no (str) → sha256 of its HTML
+    agent_refs: dict = field(default_factory=dict)  # sub-agent id → [page no, linked]: links a page rendered
+    agent_keys: list = field(default_factory=list)  # agent_calls keys this transcript contributes
+    offset: int = 0  # bytes consumed (complete lines)
+    carry_last: dict | None = None  # model state at the last page's first line (model.messages.new_carry)
+    source: str | None = None  # path under home/projects
+    inode: int | None = None
+    mtime_ns: int | None = None
+    head_len: int = 0
+    head: str | None = None  # sha256 of the first head_len (≤ 64 KiB) consumed bytes
+    parent_url: str | None = None  # the back-link rendered on an agent's pages
+    meta: list | None = None  # [agent_type, description] from its meta.json
+    dir_mtime_ns: int | None = None  # its output folder's mtime after the build (site/plan.py)
+
+    @property
+    def last_page(self) -> int:
+        return self.pages[-1][0] if self.pages else 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TranscriptState":
+        return cls(**dict(_known(cls, data), summary=TranscriptSummary(**_known(TranscriptSummary, data["summary"]))))
+
+
+@dataclass(kw_only=True)
+class SessionInfo(Figures):
+    """A session's row in the indexes (and the head of its overview), made from its transcripts."""
+
+    id: str
+    title: str
+    url: str
+    transcripts: int = 0
+    pages: int = 0
+    mtime_ns: int = 0
+    usage_report: dict | None = None  # model.usage: totals, by model, by day
+
+
+@dataclass
+class SessionState:
+    """What the last build knew of one session (``.ccreport/sessions/<project>/<id>.json``)."""
+
+    project: str
+    id: str
+    title: str  # the project title used in its headings
+    info: SessionInfo
+    transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
+    agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
+    ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
+
+    def to_json(self) -> dict:
+        return {"format": FORMAT, "project": self.project, "id": self.id, "title": self.title,
+                "info": asdict(self.info), "agent_calls": self.agent_calls, "ledgers": self.ledgers,
+                "transcripts": {k: t.to_json() for k, t in self.transcripts.items()}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SessionState":
+        return cls(project=data["project"], id=data["id"], title=data["title"],
+                   info=SessionInfo(**_known(SessionInfo, data["info"])),
+                   transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
+                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {})
 
 
 def render_options(opts) -> dict:
@@ -96,7 +183,7 @@ class State:
         self.out = out
         self.dir = out / STATE_DIR
         self.head: dict = {}
-        self.sessions: dict[tuple[str, str], dict] = {}  # (project dir, session id) → session state
+        self.sessions: dict[tuple[str, str], SessionState] = {}  # (project dir, session id) → its state
         self._saved: dict[tuple[str, str], bytes] = {}  # what is on disk, to skip identical writes
         self._saved_head: bytes | None = None
         self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
@@ -126,15 +213,10 @@ class State:
             for name in names:
                 if not name.endswith(".json"):
                     continue
-                try:
-                    raw = (sdir / pdir / name).read_bytes()
-                    data = orjson.loads(raw)
-                except (OSError, orjson.JSONDecodeError):
-                    continue  # unreadable: that session is simply rebuilt
-                if isinstance(data, dict) and data.get("format") == FORMAT:
-                    key = (pdir, name[: -len(".json")])
-                    st.sessions[key] = data
-                    st._saved[key] = raw
+                key = (pdir, name[: -len(".json")])
+                loaded = _load_session(sdir / pdir / name)
+                if loaded is not None:
+                    st.sessions[key], st._saved[key] = loaded
         return st
 
     def compatible(self, opts, fingerprint: str) -> bool:
@@ -158,7 +240,7 @@ class State:
             data = self.sessions.get(key)
             if data is None:
                 continue
-            raw = orjson.dumps(data)
+            raw = orjson.dumps(data.to_json())
             if self._saved.get(key) != raw:
                 atomic_write(self._session_path(key), raw)
                 self._saved[key] = raw
@@ -177,3 +259,16 @@ class State:
         if raw != self._saved_head:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
+
+
+def _load_session(path: Path) -> tuple[SessionState, bytes] | None:
+    """A session file and its bytes; None when unreadable or of another format (that session is
+    then simply rebuilt)."""
+    try:
+        raw = path.read_bytes()
+        data = orjson.loads(raw)
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            return SessionState.from_json(data), raw
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        pass
+    return None

@@ -155,7 +155,7 @@ def test_incremental_usage_equals_one_read(tmp_path, build_site):
     for f, lines in files.items():
         f.write_bytes(b"".join(lines))
     build_site(home, out, page_size=2)
-    got = State.load(out).sessions[("-home-u-proj", "s1")]["info"]["usage_report"]
+    got = State.load(out).sessions[("-home-u-proj", "s1")].info.usage_report
     want = session_report(discover(home).projects[0].sessions["s1"])
     assert got == want
     assert got["replayed_lines"] == 1 and got["total"]["responses"] == 5

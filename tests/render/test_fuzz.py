@@ -308,7 +308,7 @@ def r_line(r) -> bytes:
 # --- the pipeline -----------------------------------------------------------------------------
 def render_all(data: bytes, page_size: int = 5) -> tuple[str, int]:
     """Run the bytes of a transcript through the whole renderer; (html of all pages, line count)."""
-    from ccreport.site.build import _with_unfinished_tail
+    from ccreport.site.transcript import _with_unfinished_tail
     from ccreport.source.jsonl import Reader
     from ccreport.model.messages import Builder, title_of, usage_totals
     from ccreport.model.pages import paginate

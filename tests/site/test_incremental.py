@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from ccreport.site import build as B
+from ccreport.site import session as SESSION
+from ccreport.site import transcript as T
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
 from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, exchange, lines_of, main_file, rel_written, site_files
@@ -44,7 +46,7 @@ def test_no_change_does_not_open_transcripts(home, tmp_path, opts, monkeypatch):
     out = tmp_path / "site"
     build(home, out, opts)
     opened = []
-    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: opened.append(a[1]) or pytest.fail("rendered"))
+    monkeypatch.setattr(SESSION, "render_transcript", lambda *a, **k: opened.append(a[1]) or pytest.fail("rendered"))
     build(home, out, opts)
     assert opened == []
 
@@ -74,16 +76,16 @@ def test_append_reads_only_from_the_last_page(home, tmp_path, opts, monkeypatch)
     out = tmp_path / "site"
     build(home, out, opts)
     st = S.State.load(out)
-    last = st.sessions[(PROJECT, SID)]["transcripts"]["main"]["pages"][-1]
+    last = st.sessions[(PROJECT, SID)].transcripts["main"].pages[-1]
     starts = []
-    real = B.Reader
+    real = T.Reader
 
     class Spy(real):
         def __init__(self, fh, offset=0, line=1):
             starts.append((offset, line))
             super().__init__(fh, offset, line)
 
-    monkeypatch.setattr(B, "Reader", Spy)
+    monkeypatch.setattr(T, "Reader", Spy)
     append(main_file(home), lines_of(1, start=50))
     build(home, out, opts)
     assert starts == [(last[2], last[1])] and last[2] > 0
@@ -166,8 +168,8 @@ def test_version_change_rebuilds_all(home, tmp_path, opts, monkeypatch):
     out = tmp_path / "site"
     build(home, out, opts)
     rendered = []
-    real = B.render_transcript
-    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: rendered.append(k.get("resume")) or real(*a, **k))
+    real = SESSION.render_transcript
+    monkeypatch.setattr(SESSION, "render_transcript", lambda *a, **k: rendered.append(k.get("resume")) or real(*a, **k))
     monkeypatch.setattr(S, "__version__", "99.0")
     build(home, out, opts)
     assert rendered == [None]  # the one transcript, from line 1
@@ -180,8 +182,8 @@ def test_fingerprint_change_rebuilds_all(home, tmp_path, opts, monkeypatch):
     out = tmp_path / "site"
     build(home, out, opts)
     rendered = []
-    real = B.render_transcript
-    monkeypatch.setattr(B, "render_transcript", lambda *a, **k: rendered.append(a[1].path.name) or real(*a, **k))
+    real = SESSION.render_transcript
+    monkeypatch.setattr(SESSION, "render_transcript", lambda *a, **k: rendered.append(a[1].path.name) or real(*a, **k))
     monkeypatch.setattr(B, "fingerprint", lambda: "templates-changed")
     build(home, out, opts)
     assert len(rendered) == 2
@@ -321,9 +323,9 @@ def test_state_file_is_versioned(home, tmp_path, opts):
     assert head["format"] == S.FORMAT and head["options"] == {"page_size": 5} and head["fingerprint"]
     sess = json.loads((out / ".ccreport" / "sessions" / PROJECT / f"{SID}.json").read_text())
     t = sess["transcripts"]["main"]
-    assert t["size"] == main_file(home).stat().st_size and t["offset"] == t["size"]
+    assert t["summary"]["size"] == main_file(home).stat().st_size and t["offset"] == t["summary"]["size"]
     assert [p[0] for p in t["pages"]] == [1, 2, 3, 4, 5] and set(t["hashes"]) == {"1", "2", "3", "4", "5"}
-    assert t["carry_last"]["messages"] == 20 and t["lines"] == 24
+    assert t["carry_last"]["messages"] == 20 and t["summary"]["lines"] == 24
     # A corrupt state only costs a rebuild.
     (out / ".ccreport" / "state.json").write_text("{not json")
     res = build(home, out, opts)

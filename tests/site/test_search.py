@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ccreport.site.search import CAPS
+from ccreport.site.state import FORMAT
+from searchhelp import read_session
 from util import assistant, make_home, tool_result, user
 
 # Occurs once in ../shared/corpus/real, inside one sub-agent's WebFetch tool result (checked below).
@@ -79,9 +81,8 @@ def test_parts_and_bundle(tmp_path, build_site):
 
 def test_incremental_parts_equal_one_full_read(tmp_path, build_site):
     """Documents and usage collected page by page while rendering, over appends that resume at
-    the last page, equal one read of the whole session (search.read_session)."""
+    the last page, equal one read of the whole session (searchhelp.read_session)."""
     from ccreport.source.home import discover
-    from ccreport.site.search import read_session
     from ccreport.site.state import State
 
     path = tmp_path / "home/projects/-p/s3.jsonl"
@@ -97,7 +98,7 @@ def test_incremental_parts_equal_one_full_read(tmp_path, build_site):
         build_site(home, out, page_size=3)
     docs, report = read_session(discover(home).projects[0].sessions["s3"], 3)
     assert [d[1:] for d in _bundle(out, "-p")["docs"]] == docs
-    assert State.load(out).sessions[("-p", "s3")]["info"]["usage_report"] == report
+    assert State.load(out).sessions[("-p", "s3")].info.usage_report == report
     assert report["total"]["responses"] == 12
 
 
@@ -224,7 +225,7 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
     """Closed pages go in write-once chunks of CHUNK_PAGES; an append rewrites only the session's
     tail until a chunk fills; chunks of a vanished session are deleted."""
     from ccreport.source.home import discover
-    from ccreport.site.search import CHUNK_PAGES, read_session
+    from ccreport.site.search import CHUNK_PAGES
 
     n = 2 * CHUNK_PAGES + 5  # page_size=1 below: two full chunks, the rest in the tail
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(n), "s2.jsonl": _long_session(3)}})
@@ -292,7 +293,7 @@ def test_a_site_of_an_earlier_layout_is_rebuilt_and_its_folders_removed(tmp_path
         f.write_text("[]")
     head = out / ".ccreport" / "state.json"
     data = json.loads(head.read_text())
-    assert data["format"] == 4
+    assert data["format"] == FORMAT
     head.write_text(json.dumps(data | {"format": 2}))
     build_site(home, out, page_size=1)
     assert not (out / ".ccreport/search").exists() and not (out / ".ccreport/usage").exists()
@@ -328,13 +329,13 @@ def test_documents_held_while_rendering_stay_bounded(tmp_path, build_site, monke
     from ccreport.site.search import CHUNK_PAGES
 
     held = []
-    real = search.flush_chunks
+    real = search.SessionSearch.flush_chunks
 
-    def spy(writer, out, project, sid, tid, summary, tdocs, rewrite, done):
-        real(writer, out, project, sid, tid, summary, tdocs, rewrite, done)
+    def spy(self, tid, state, tdocs, done, rewrite):
+        real(self, tid, state, tdocs, done, rewrite)
         held.append(len(tdocs))
 
-    monkeypatch.setattr(search, "flush_chunks", spy)
+    monkeypatch.setattr(search.SessionSearch, "flush_chunks", spy)
     home = make_home(tmp_path / "home", {"-p": {"s1.jsonl": _long_session(4 * CHUNK_PAGES + 3)}})
     out = tmp_path / "site"
     build_site(home, out, page_size=1)

@@ -163,7 +163,7 @@ def _overview_error(site: Path, sid: str) -> str:
 
 
 def test_a_file_deleted_during_the_build(tmp_path, monkeypatch):
-    from ccreport.site import build as build_mod
+    from ccreport.site import transcript as transcript_mod
     from ccreport.source.home import discover as real_discover
 
     home = make_home(tmp_path / "home", {PROJECT: {"gone.jsonl": good("gone"), "stays.jsonl": good("stays")}})
@@ -187,7 +187,7 @@ def test_an_unreadable_file_simulated(tmp_path, monkeypatch):
     """Root reads through chmod 000, so the permission error is injected at open()."""
     import builtins
 
-    from ccreport.site import build as build_mod
+    from ccreport.site import transcript as transcript_mod
 
     home = make_home(tmp_path / "home", {PROJECT: {"locked.jsonl": good("locked"), "open.jsonl": good("open")}})
     real_open = builtins.open
@@ -197,7 +197,7 @@ def test_an_unreadable_file_simulated(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *a, **kw)
 
-    monkeypatch.setattr(build_mod, "open", guarded_open, raising=False)
+    monkeypatch.setattr(transcript_mod, "open", guarded_open, raising=False)
     site = tmp_path / "site"
     code, err = run_cli("build", "--home", home, "--out", site, "-j", "1")
     assert code == 1
@@ -299,14 +299,14 @@ def test_a_100_mb_line_keeps_memory_bounded_and_says_what_was_cut(tmp_path):
 
 def test_every_line_of_the_real_corpus_has_its_anchor(corpus_site, corpus_home):
     """The same accounting on the real home: 99 transcripts, every line an #L<n> on some page."""
-    from ccreport.site.build import transcript_dir
+    from ccreport.layout import transcript_dir
     from ccreport.source.home import discover
 
     site, _ = corpus_site
     checked = 0
     for s in discover(corpus_home).sessions():
         for t in s.transcripts:
-            assert_all_lines_shown(t.path, site / transcript_dir(s, t))
+            assert_all_lines_shown(t.path, site / transcript_dir(s.project.dir_name, s.id, t.id))
             checked += 1
     assert checked == 99
 

@@ -1,0 +1,103 @@
+"""The site's index pages — the home page (projects) and one page per project (its sessions) — the
+shared assets, and the project titles every heading carries."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
+from ccreport.model.usage import session_cost
+from ccreport.render.message import local_date
+from ccreport.render.resources import asset_files, asset_names, env
+from ccreport.render.usage import view as usage_view
+from ccreport.site.chrome import fmt_tokens, page_args
+from ccreport.site.write import Writer
+from ccreport.source.home import Catalog, Project, peek_field
+
+NO_USAGE = {"home": None, "projects": {}, "sessions": {}}
+
+
+def _session_rows(infos: list, usage: dict) -> list[dict]:
+    return [{"url": f"{url_name(i.id)}/{INDEX}", "title": i.title, "id": i.id,
+             "first_prompt": (i.prompt or "")[:200], "started": local_date(i.first_ts),
+             "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
+             "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),
+             "cost": session_cost(usage.get(i.id))} for i in infos]
+
+
+def _project_row(p: Project, title: str, infos: list, usage: dict) -> dict:
+    tot: dict = {}
+    for i in infos:
+        for k, v in i.usage.items():
+            tot[k] = tot.get(k, 0) + v
+    last = max((i.last_ts for i in infos if i.last_ts), default=None)
+    return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
+            "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
+            "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(usage["projects"].get(p.dir_name))}
+
+
+def write_project_page(p: Project, title: str, infos: list, usage: dict, writer: Writer) -> None:
+    rel = project_dir(p.dir_name)
+    html = env().get_template("project.html").render(
+        **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
+        project={"title": title, "dir_name": p.dir_name},
+        sessions=_session_rows(infos, usage["sessions"].get(p.dir_name, {})),
+        usage=usage_view(usage["projects"].get(p.dir_name), f"{title}: activity per day"))
+    writer.write(f"{rel}/{INDEX}", html)
+
+
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None = None,
+                  usage: dict | None = None) -> dict:
+    """The home page and the project pages (only those named in ``only`` when given: the rows of
+    the home page come from the session rows either way)."""
+    usage = usage or NO_USAGE
+    rows = []
+    totals = {"projects": 0, "sessions": 0, "messages": 0}
+    for p in catalog.projects:
+        infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
+        title = titles.get(p.dir_name, p.dir_name)
+        if only is None or p.dir_name in only:
+            write_project_page(p, title, infos, usage, writer)
+        rows.append(_project_row(p, title, infos, usage))
+        totals["projects"] += 1
+        totals["sessions"] += len(infos)
+        totals["messages"] += sum(i.messages for i in infos)
+    rows.sort(key=lambda r: r["last_ts"], reverse=True)
+    html = env().get_template("index.html").render(
+        **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
+        usage=usage_view(usage["home"], "All projects: activity per day"),
+        built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    writer.write(INDEX, html)
+    return totals
+
+
+def write_assets(writer: Writer) -> None:
+    names = asset_names()
+    for name, data in asset_files().items():
+        writer.write(names[name], data)
+
+
+def _newest_first(p: Project) -> list:
+    return [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
+
+
+def project_title(p: Project, cached: dict | None, sources: dict) -> str:
+    """The project's title: the first cwd in its most recent session. Reuses ``cached`` ({"title",
+    "seen": [[path, size, mtime_ns], …]}) when the same files, unchanged, would be peeked at in the
+    same order; records what it used in ``sources``, so a later run can skip reading them."""
+    order = _newest_first(p)
+    if cached and cached.get("seen"):
+        seen = cached["seen"]
+        if len(order) >= len(seen) and all([str(t.path), t.size, t.mtime_ns] == want for t, want in zip(order, seen)):
+            sources[p.dir_name] = cached
+            return cached["title"]
+    seen = []
+    title = p.dir_name
+    for t in order:
+        seen.append([str(t.path), t.size, t.mtime_ns])
+        cwd = peek_field(t.path, "cwd", limit=64 * 1024)
+        if cwd:
+            title = cwd
+            break
+    sources[p.dir_name] = {"title": title, "seen": seen}
+    return title

@@ -1,0 +1,46 @@
+"""The options of a build that change what is written (state.render_options lists those that
+change the bytes of a page), and the build's result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ccreport.model.pages import DEFAULT_PAGE_SIZE
+
+
+@dataclass
+class Options:
+    page_size: int = DEFAULT_PAGE_SIZE
+    jobs: int = 1
+    quiet: bool = False
+
+
+@dataclass
+class BuildResult:
+    projects: int = 0
+    sessions: int = 0
+    transcripts: int = 0
+    pages: int = 0
+    messages: int = 0
+    malformed: int = 0
+    seconds: float = 0.0
+    written: list = field(default_factory=list)
+    deleted: list = field(default_factory=list)  # pages of transcripts that are gone
+    errors: list = field(default_factory=list)
+    # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
+    # pages written), "end". serve --watch passes them on so a benchmark can split its latency.
+    stamps: dict = field(default_factory=dict)
+
+    def summary_line(self, out: Path) -> str:
+        return (f"ccreport: {self.projects} projects, {self.sessions} sessions, {self.transcripts} transcripts, "
+                f"{self.pages} pages, {self.messages:,} messages, {self.malformed} malformed lines "
+                f"in {self.seconds:.2f} s → {out / 'index.html'}")
+
+    def count(self, info) -> None:
+        """Add one session's row (state.SessionInfo) to the totals."""
+        self.sessions += 1
+        self.transcripts += info.transcripts
+        self.pages += info.pages
+        self.messages += info.messages
+        self.malformed += info.malformed

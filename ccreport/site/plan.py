@@ -1,0 +1,141 @@
+"""What an incremental build must do for each transcript, decided from the saved state and a few
+stats: nothing, resume at its last page, or render it from line 1, and why.
+
+Nothing here writes or changes the saved state: a plan that saw every page of a transcript on disk
+returns the folder stamp it saw (``Plan.dir_stamp``), and the caller decides to remember it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ccreport.layout import INDEX, LATEST, depth_root, page_name, session_dir, session_url, transcript_dir, transcript_url
+from ccreport.site import search
+from ccreport.site.state import SessionState, TranscriptState, head_hash
+from ccreport.source.home import Session, Transcript
+
+SAME, GROW, FULL = "same", "grow", "full"
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: str  # SAME (nothing to do), GROW (resume at the last page) or FULL (from line 1)
+    reason: str
+    dir_stamp: int | None = None  # the output folder's mtime, seen with every page present
+
+
+def agent_urls(s: Session) -> dict:
+    """Sub-agent id → site-relative URL of its first page."""
+    return {t.id: f"{transcript_url(s.project.dir_name, s.id, t.id)}/{page_name(1)}" for t in s.agents}
+
+
+def parent_url(s: Session, t: Transcript, agent_calls: dict) -> str | None:
+    """The link from an agent's pages back to the call that started it in the main transcript."""
+    call = agent_calls.get(t.id) or (agent_calls.get(t.tool_use_id) if t.tool_use_id else None)
+    if not call:
+        return None
+    return f"{depth_root(transcript_dir(s.project.dir_name, s.id, t.id))}{session_url(s.project.dir_name, s.id)}/{call}"
+
+
+def rel_source(s: Session, t: Transcript) -> str:
+    """The transcript's path under projects/ (discovery builds it from the project's path)."""
+    root, path = str(s.project.path.parent), str(t.path)
+    return path[len(root) + 1:] if path.startswith(root + os.sep) else path
+
+
+def dir_stamp(folder: Path) -> int | None:
+    """The folder's mtime: it changes when a file in it is created, renamed or deleted, so an
+    unchanged stamp saves a stat per page on a run where nothing changed."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _stale(s: Session, t: Transcript, prev: TranscriptState | None, parent: str | None) -> str | None:
+    """Why the saved pages cannot be continued at all (None when they can)."""
+    if prev is None:
+        return "not built before"
+    if prev.summary.error or not prev.pages or prev.carry_last is None:
+        return "nothing to resume from"
+    if prev.source != rel_source(s, t) or prev.inode != t.inode:
+        return "another file"
+    if prev.parent_url != parent:
+        return "the call it links back to moved"
+    if prev.meta != [t.agent_type, t.description]:
+        return "its meta.json changed"
+    return None
+
+
+def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> tuple[str, str, int | None]:
+    """Check the written pages when the folder changed since the build: (mode, reason, stamp)."""
+    stamp = dir_stamp(folder)
+    if stamp is not None and stamp == prev.dir_mtime_ns:
+        return SAME, "unchanged", None
+    for no, _, _ in prev.pages[:-1]:
+        if not (folder / page_name(no)).exists():
+            return FULL, "a closed page was deleted", None  # only a read from line 1 restores it
+    if not (folder / page_name(prev.last_page)).exists() or not (folder / LATEST).exists():
+        return GROW, "the last page was deleted", None
+    if t.kind == "main" and not (folder / INDEX).exists():
+        return GROW, "the session overview was deleted", None  # written with the main transcript's update
+    return SAME, "unchanged", stamp  # all there: the folder as it is now can be remembered
+
+
+def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, parent: str | None,
+                    agents: dict, out: Path) -> Plan:
+    """How to bring one transcript's pages up to date. Costs stats, plus a ≤ 64 KiB read when grown."""
+    why = _stale(s, t, prev, parent)
+    if why:
+        return Plan(FULL, why)
+    mode, reason = SAME, "unchanged"
+    for aid, (no, linked) in prev.agent_refs.items():
+        if (aid in agents) != linked:  # a sub-agent link would now render differently
+            if no < prev.last_page:
+                return Plan(FULL, "a sub-agent link on a closed page changed")
+            mode, reason = GROW, "a sub-agent link on the last page changed"
+    disk_mode, disk_reason, stamp = _pages_on_disk(t, prev, out / transcript_dir(s.project.dir_name, s.id, t.id))
+    if disk_mode == FULL:
+        return Plan(FULL, disk_reason)
+    if disk_mode == GROW:
+        mode, reason = GROW, disk_reason
+    if search.missing_chunks(out, s.project.dir_name, s.id, t.id, prev):
+        return Plan(FULL, "a search chunk was deleted")  # its pages' documents are not kept
+    if t.size == prev.summary.size and t.mtime_ns == prev.mtime_ns:
+        return Plan(mode, reason, stamp)
+    if t.size <= prev.summary.size:
+        return Plan(FULL, "shrunk, or rewritten at the same size")
+    if head_hash(t.path, prev.head_len) != prev.head:
+        return Plan(FULL, "its start changed: a new file under the old name")
+    return Plan(GROW, "grown", stamp)
+
+
+def session_plans(s: Session, old: SessionState | None, out: Path) -> tuple[dict[str, Plan], dict]:
+    """Plans for every transcript of ``s`` (id → Plan) and the agent_calls they rest on."""
+    prev = old.transcripts if old else {}
+    agents = agent_urls(s)
+    plans = {}
+    if s.main:
+        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agents, out)
+    main_kept = old is not None and "main" in plans and plans["main"].mode in (SAME, GROW)
+    calls = dict(old.agent_calls) if main_kept else {}
+    for t in s.agents:
+        plans[t.id] = plan_transcript(s, t, prev.get(t.id), parent_url(s, t, calls), agents, out)
+    return plans, calls
+
+
+def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[bool, dict[str, int]]:
+    """Whether nothing of the session needs reading or writing (stats only), and the folder stamps
+    seen on the way (transcript id → stamp) that the state may remember."""
+    if not old or set(old.transcripts) != {t.id for t in s.transcripts}:
+        return False, {}
+    plans, _ = session_plans(s, old, out)
+    stamps = {tid: p.dir_stamp for tid, p in plans.items() if p.dir_stamp is not None}
+    if not all(p.mode == SAME for p in plans.values()):
+        return False, stamps
+    if not (out / search.tail_rel(s.project.dir_name, s.id)).exists():
+        return False, stamps  # the session is read again; pages that come out the same are not rewritten
+    unchanged = s.main is not None or (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()
+    return unchanged, stamps

@@ -1,0 +1,221 @@
+"""One session brought up to date: plan its transcripts, render those that changed, prune what is
+gone, and write its overview, its search scripts and its new state. Runs in a worker process when
+the build has several jobs, so what goes in (SessionJob) and out (SessionOutcome) is plain data.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
+from ccreport.model.usage import TranscriptUsage, merge_ledgers
+from ccreport.render.blobs import BlobStore
+from ccreport.site import search
+from ccreport.site.options import Options
+from ccreport.site.overview import session_info, write_session_overview
+from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
+from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
+from ccreport.site.toolresults import copier
+from ccreport.site.transcript import SessionRun, render_transcript
+from ccreport.site.write import Writer
+from ccreport.source.home import Session, Transcript
+
+
+@dataclass
+class SessionJob:
+    """One session to update: its previous state (None: render everything) and whether to render
+    it whole anyway (``full``: still pruning by the previous state)."""
+
+    session: Session
+    out: Path
+    opts: Options
+    project_title: str
+    old: SessionState | None = None
+    full: bool = False
+    render_cache: object = None  # live.rendercache.RenderCache (in-process builds only)
+    warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
+
+
+@dataclass
+class SessionOutcome:
+    project: str
+    info: SessionInfo | None = None  # None when the update failed
+    state: SessionState | None = None
+    written: list = field(default_factory=list)
+    deleted: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+
+
+def run_job(job: SessionJob) -> SessionOutcome:
+    """update_session, with one broken session reported instead of taking the archive down."""
+    try:
+        return update_session(job)
+    except Exception as exc:
+        s = job.session
+        detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
+        return SessionOutcome(s.project.dir_name, errors=[f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"])
+
+
+def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
+    """The plan of every transcript; the agent calls they rest on go into ``run``. Without the
+    tail script (which holds the documents of the pages not re-rendered), everything is read
+    again; pages that come out the same are not rewritten."""
+    s, old = job.session, job.old
+    if job.full or old is None or run.kept_docs is None:
+        return {t.id: Plan(FULL, "whole session") for t in s.transcripts}
+    plans, calls = session_plans(s, old, job.out)
+    run.agent_calls.update(calls)
+    for tid in job.warm:  # render the last page again, through the cache (Follow.warm)
+        if plans.get(tid) is not None and plans[tid].mode == SAME:
+            plans[tid] = Plan(GROW, "warming the render cache")
+    return plans
+
+
+def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
+    s, old = job.session, job.old
+    pdir = s.project.dir_name
+    return SessionRun(
+        session=s, out=job.out, writer=writer, opts=job.opts, project_title=job.project_title,
+        blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
+        copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
+        render_cache=job.render_cache, search=search.SessionSearch(writer, job.out, pdir, s.id),
+        # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
+        kept_ledgers=(old.ledgers if old is not None else {}),
+        kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None)
+
+
+def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: TranscriptState | None,
+                       parent: str | None, deleted: list) -> tuple[TranscriptState, TranscriptUsage | None, dict]:
+    """Render one transcript as planned (unless its mode is SAME): (state, ledger, documents)."""
+    s, out = run.session, run.out
+    if mode == SAME:
+        return prev, None, (run.kept_docs or {}).get(t.id) or {}
+    done = render_transcript(run, t, parent, resume=prev if mode == GROW else None)
+    st = done.state
+    st.source, st.inode, st.mtime_ns, st.parent_url = rel_source(s, t), t.inode, t.mtime_ns, parent
+    st.meta = [t.agent_type, t.description]
+    st.head_len = min(HEAD_BYTES, st.offset or 0)
+    st.head = head_hash(t.path, st.head_len)
+    folder = transcript_dir(s.project.dir_name, s.id, t.id)
+    if prev and mode == FULL:
+        prune_pages(out, folder, prev, len(st.pages), deleted)
+    if mode == FULL and st.pages and st.summary.error is None:
+        # Pages left from a longer earlier file that no state remembers (state deleted, or an
+        # older site in the folder): they would show lines the file no longer has.
+        remove_stale_pages(out / folder, st.last_page, deleted)
+    return st, done.ledger, done.docs
+
+
+def _mode(t: Transcript, plan: Plan, prev: TranscriptState | None, parent: str | None) -> str:
+    if t.kind != "main" and plan.mode != FULL and prev and prev.parent_url != parent:
+        return FULL  # the main transcript's re-rendered pages moved the call this agent links to
+    return plan.mode
+
+
+def update_session(job: SessionJob) -> SessionOutcome:
+    """Bring one session's pages up to date with its transcripts, given its previous state."""
+    s, out, old = job.session, job.out, job.old
+    writer = Writer(out)
+    run = _new_run(job, writer)
+    plans = _plans(job, run)
+    prev_ts = old.transcripts if old is not None else {}
+    new_ts: dict[str, TranscriptState] = {}
+    ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
+    docs: dict[str, dict] = {}  # transcript id → {page no: search documents}
+    deleted: list[str] = []
+    modes = {}
+    for t in s.transcripts:
+        prev = prev_ts.get(t.id)
+        parent = None if t.kind == "main" else parent_url(s, t, run.agent_calls)
+        modes[t.id] = _mode(t, plans[t.id], prev, parent)
+        new_ts[t.id], ledger, docs[t.id] = _update_transcript(run, t, modes[t.id], prev, parent, deleted)
+        if ledger is not None:
+            ledgers[t.id] = ledger
+    for tid, prev in prev_ts.items():
+        if tid not in new_ts:  # the transcript file is gone: so are its pages
+            prune_pages(out, transcript_dir(s.project.dir_name, s.id, tid), prev, 0, deleted)
+    changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
+    info = session_info(s, list(new_ts.values()))
+    info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
+    if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+        write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
+    run.search.write(new_ts, docs, rewrite=job.full or old is None)
+    state = _new_state(job, run, new_ts, _ledgers_json(s, ledgers, run.kept_ledgers), info)
+    return SessionOutcome(s.project.dir_name, info, state, [str(p) for p in writer.written], deleted,
+                          [ts.summary.error for ts in new_ts.values() if ts.summary.error])
+
+
+def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: SessionState | None) -> dict:
+    """The session's usage: the saved report when nothing changed, else its transcripts' ledgers
+    merged (those not read this time come from the saved ones)."""
+    if unchanged is not None and unchanged.info.usage_report is not None:
+        return unchanged.info.usage_report
+    merged = []
+    for t in s.transcripts:
+        saved = run.kept_ledgers.get(t.id)
+        led = ledgers.get(t.id) or (TranscriptUsage(saved) if isinstance(saved, dict) else TranscriptUsage())
+        merged.append((t.id, t.kind, led))
+    return merge_ledgers(merged)
+
+
+def _ledgers_json(s: Session, ledgers: dict, kept: dict) -> dict:
+    out = {t.id: (ledgers[t.id].to_json() if t.id in ledgers else kept.get(t.id)) for t in s.transcripts}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, info: SessionInfo) -> SessionState:
+    s = job.session
+    for t in s.transcripts:  # after the last write into the folders: see plan.dir_stamp
+        new_ts[t.id].dir_mtime_ns = dir_stamp(job.out / transcript_dir(s.project.dir_name, s.id, t.id))
+    keep = set(new_ts["main"].agent_keys) if "main" in new_ts else set()
+    for t in s.agents:
+        keep.update(k for k in (t.id, t.tool_use_id) if k)
+    calls = run.agent_calls
+    return SessionState(project=s.project.dir_name, id=s.id, title=job.project_title, info=info, transcripts=new_ts,
+                        agent_calls={k: calls[k] for k in sorted(calls) if k in keep}, ledgers=ledgers)
+
+
+def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: list) -> None:
+    """Delete the pages past ``keep`` of a transcript (all of them and latest.html when 0)."""
+    names = [page_name(p[0]) for p in prev.pages if p[0] > keep]
+    if keep == 0:
+        names.append(LATEST)
+    for name in names:
+        remove(out / rel / name, deleted)
+    if keep == 0 and rel.count("/") > 2:  # an agent-<id>/ folder: drop it when empty
+        rmdir(out / rel)
+
+
+def remove_stale_pages(folder: Path, last_no: int, deleted: list) -> None:
+    """Pages past the transcript's last page are left from a longer earlier version of the file
+    (truncated or rewritten): they would show lines the file no longer has."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        no = page_no(name)
+        if no is not None and no > last_no:
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                continue
+            deleted.append(str(folder / name))
+
+
+def remove(path: Path, deleted: list) -> None:
+    try:
+        path.unlink()
+        deleted.append(str(path))
+    except FileNotFoundError:
+        pass
+
+
+def rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass

@@ -1,0 +1,293 @@
+"""One transcript streamed into its pages: read, paginate, render and write page by page, collecting
+its search documents and usage ledger from the same read. Nothing is held beyond the open page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import orjson
+from markupsafe import Markup
+
+from ccreport.layout import LATEST, depth_root, page_in_session, page_name, project_url, session_url, transcript_dir
+from ccreport.model.messages import Builder, title_of, usage_totals
+from ccreport.model.pages import Page, paginate
+from ccreport.model.usage import TranscriptUsage
+from ccreport.render.blobs import BlobStore
+from ccreport.render.markup import colours_in_browser
+from ccreport.render.message import RenderContext, render_message
+from ccreport.render.resources import env
+from ccreport.site import search
+from ccreport.site.chrome import page_args
+from ccreport.site.options import Options
+from ccreport.site.state import TranscriptState, TranscriptSummary, page_hash
+from ccreport.site.write import Writer
+from ccreport.source.home import Session, Transcript
+from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
+
+# Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
+AGENT_TOOLS = ("Task", "Agent")
+
+
+@dataclass
+class SessionRun:
+    """What every transcript of one session update shares."""
+
+    session: Session
+    out: Path
+    writer: Writer
+    opts: Options
+    project_title: str
+    blobs: BlobStore
+    agent_urls: dict  # sub-agent id → URL of its first page
+    agent_calls: dict  # call or agent id → "page-NNNN.html#L<line>" in the main transcript (filled as it renders)
+    copy_tool_result: Callable | None = None  # site.toolresults.copier
+    render_cache: object = None  # live.rendercache.RenderCache, in-process builds only
+    kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
+    kept_docs: dict | None = None  # transcript id → {page no: search documents} read back from the tail
+    search: search.SessionSearch | None = None  # the session's search scripts
+
+
+@dataclass
+class Rendered:
+    """A transcript after its update: its new state, usage ledger and the search documents of the
+    pages it keeps in memory (page no (str) → documents)."""
+
+    state: TranscriptState
+    ledger: TranscriptUsage
+    docs: dict
+
+
+@dataclass
+class _Pages:
+    """One transcript's page writing: its fixed parts, and what the pages collect as they go."""
+
+    run: SessionRun
+    t: Transcript
+    parent_url: str | None
+    state: TranscriptState
+    docs: dict
+    keys: set
+    renders: object = None  # rendercache.TranscriptRenders
+
+    @property
+    def rel(self) -> str:
+        return transcript_dir(self.run.session.project.dir_name, self.run.session.id, self.t.id)
+
+
+def _copy(data):
+    return orjson.loads(orjson.dumps(data))
+
+
+def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
+    """``resume`` when it can be continued: its usage ledger is saved, and so are the search
+    documents of its closed pages outside full chunks (which the tail script repeats and a resumed
+    read does not render again). Otherwise None: read from line 1, same pages."""
+    if resume is None or not isinstance(run.kept_ledgers.get(t.id), dict) or run.kept_docs is None:
+        return None
+    kept = run.kept_docs.get(t.id) or {}
+    if resume.pages and not all(str(n) in kept for n in search.chunks(resume.pages, resume.hashes)[1]
+                                if n < resume.last_page):
+        return None
+    return resume
+
+
+def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[TranscriptState, dict, tuple]:
+    """The state a read starts from, the documents of the pages it keeps, and where it starts
+    (page no, line, byte offset, model carry)."""
+    state = TranscriptState(TranscriptSummary(id=t.id, kind=t.kind, label=t.label, agent_type=t.agent_type,
+                                              description=t.description, size=t.size))
+    docs: dict = {}
+    if resume is None or not resume.pages or resume.carry_last is None:
+        return state, docs, (1, 1, 0, None)
+    no, line, offset = resume.pages[-1]
+    docs.update((k, v) for k, v in kept.items() if int(k) < no)
+    state.pages = [list(p) for p in resume.pages[:-1]]
+    state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
+    state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
+    state.agent_keys = list(resume.agent_keys)
+    return state, docs, (no, line, offset, _copy(resume.carry_last))
+
+
+def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume: TranscriptState | None) -> Rendered:
+    """Stream one transcript into its pages; ``resume`` (its saved state) starts the read at the
+    first byte of its last page with the model state saved there, the earlier pages kept as they
+    are. Search and usage come from the same read: each written page's documents, and every entry
+    through the transcript's usage ledger (resumed from the saved one)."""
+    saved = run.kept_ledgers.get(t.id) if resume is not None else None
+    # (a saved ledger is continued even when the read restarts at line 1: it counts each API response once)
+    ledger = TranscriptUsage(saved) if isinstance(saved, dict) else TranscriptUsage()
+    resume = _resumable(run, t, resume)
+    state, docs, (start_no, start_line, start_offset, carry) = _start(t, resume, (run.kept_docs or {}).get(t.id) or {})
+    s = run.session
+    renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
+    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders)
+    builder = Builder(carry)
+    try:
+        with open(t.path, "rb") as fh:
+            reader = Reader(fh, start_offset, start_line)
+            entries = ledger.tap(_with_unfinished_tail(reader, fh))
+            last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
+                                reader, resume is None)
+            state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
+            state.summary.pending = reader.pending
+            state.offset = reader.offset
+            state.carry_last = last.carry if last else None
+    except OSError as exc:
+        state.summary.error = f"cannot read {t.path}: {exc.strerror or exc}"
+    finally:
+        if renders is not None:
+            renders.end_pass()
+    state.agent_keys = sorted(pages.keys)
+    _summarize(state.summary, builder.carry)
+    if state.pages:
+        run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
+    return Rendered(state, ledger, docs)
+
+
+def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) -> Page | None:
+    """Write each page as it closes; every CHUNK_PAGES more closed pages, their search chunk goes
+    out and their documents leave memory (a 1 GB transcript has thousands of pages). A read from
+    line 1 (full build, or new code) makes its chunks again."""
+    last = None
+    done: set = set()
+    for page in paginated:
+        last = page
+        digest = write_page(pages, page, reader.pending)
+        pages.state.pages.append([page.no, page.first_line, page.first_offset])
+        pages.state.hashes[str(page.no)] = digest
+        if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
+            pages.run.search.flush_chunks(pages.t.id, pages.state, pages.docs, done, from_line_1)
+    return last
+
+
+def _summarize(summary: TranscriptSummary, c: dict) -> None:
+    """The figures of the model's carry the overview and indexes show."""
+    summary.messages, summary.malformed, summary.counts = c["messages"], c["malformed"], c["counts"]
+    summary.usage, summary.title, summary.prompt = usage_totals(c), title_of(c), c["titles"].get("prompt")
+    summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
+    summary.first_ts, summary.last_ts, summary.tool_calls = c["first_ts"], c["last_ts"], c["tool_calls"]
+
+
+def _heading(pages: _Pages) -> tuple[str, list, str]:
+    s, t, title = pages.run.session, pages.t, pages.run.project_title
+    root = depth_root(pages.rel)
+    heading = f"{title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
+    crumbs = [{"label": title, "url": f"{root}{project_url(s.project.dir_name)}/index.html"},
+              {"label": s.id[:8], "url": f"{root}{session_url(s.project.dir_name, s.id)}/index.html"}]
+    if t.kind != "main":
+        crumbs.append({"label": f"{t.label} {t.id}", "url": None})
+    return heading, crumbs, root
+
+
+def _note_calls(pages: _Pages, page: Page, m) -> None:
+    """Record the sub-agents a message's calls name (agent_refs) and, on the main transcript,
+    where each call is (agent_calls: the agents' back-links)."""
+    refs, calls, no = pages.state.agent_refs, pages.run.agent_calls, page.no
+    for call in m.calls:
+        r = call.result
+        aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+        if isinstance(aid, str) and aid not in refs:
+            refs[aid] = [no, aid in pages.run.agent_urls]
+        if pages.t.kind != "main":
+            continue
+        if isinstance(aid, str):
+            calls.setdefault(aid, f"{page_name(no)}#L{call.line}")
+            pages.keys.add(aid)
+        calls.setdefault(call.id, f"{page_name(no)}#L{call.line}")
+        if call.name in AGENT_TOOLS:
+            pages.keys.add(call.id)
+
+
+def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: str) -> dict:
+    heading, crumbs, root = _heading(pages)
+    t = pages.t
+    return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
+                          "transcript"),
+                page=page, heading=heading, transcript_label=t.label,
+                agent_line=" · ".join(x for x in (t.agent_type, t.description) if x),
+                last_line=max(lines) if lines else page.first_line, body=Markup(body),
+                prev_url=page_name(page.no - 1) if page.no > 1 else None,
+                next_url=page_name(page.no + 1) if page.closed else None,
+                first_url=page_name(1), latest_url=LATEST,
+                window_before=[(n, page_name(n)) for n in range(max(2, page.no - 3), page.no)] if page.no > 1 else [],
+                overview_url=("../" if t.id != "main" else "") + "index.html",
+                parent_link=pages.parent_url, pending=pending)
+
+
+def write_page(pages: _Pages, page: Page, pending: int) -> str:
+    """Render and write one page; returns the sha256 of its HTML. Its search documents go in
+    ``pages.docs`` under its number; with a render cache, a written page also leaves its fragment
+    (only the new or changed messages) there for live pages."""
+    run = pages.run
+    lines = set()
+    for m in page.messages:
+        lines.update(m.lines)
+    ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
+                        parent_url=pages.parent_url, copy_tool_result=run.copy_tool_result)
+    parts = []
+    if pages.renders is not None:
+        pages.renders.begin_page()
+    for m in page.messages:
+        with colours_in_browser():
+            parts.append(pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx))
+        _note_calls(pages, page, m)
+    body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
+    args = _page_template_args(pages, page, lines, pending, body)
+    tmpl = env().get_template("page.html")
+    html = tmpl.render(**args)
+    page_rel = f"{pages.rel}/{page_name(page.no)}"
+    wrote = run.writer.write(page_rel, html)
+    if pages.renders is not None:
+        _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
+    pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))[0]
+    return page_hash(html)
+
+
+def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: dict) -> None:
+    """Keep the page's message HTML (by anchor) and, when the page was written and its previous
+    version is known, leave its fragment: the page's <main> element, rendered by the same
+    template with only the messages that are new or changed, and the ids of those gone. live.js
+    merges that instead of the whole page."""
+    renders, cache = pages.renders, pages.run.render_cache
+    before = renders.pages.get(page_rel)
+    renders.pages = {page_rel: now}  # earlier pages of the transcript are closed: never re-rendered
+    if wrote and before is not None:
+        cache.add_fragment(page_rel, _fragment(now, before, args))
+    if wrote and cache.on_page is not None:
+        cache.on_page(str(pages.run.writer.out / page_rel))  # live pages: out now, not after the session
+
+
+def _fragment(now: dict, before: dict, args: dict) -> dict:
+    changed = [k for k, html in now.items() if before.get(k) != html]
+    removed = [k for k in before if k not in now]
+    frag = env().get_template("page.html").render(**dict(args, body=Markup("\n".join(now[k] for k in changed))))
+    # The page's own <main> holds all live.js merges (messages, sub-heading, pagers, end note).
+    # Transcript text inside it is escaped, so the last "</main>" is the element's own end.
+    i, j = frag.find('<main id="main">'), frag.rfind("</main>")
+    if 0 <= i < j:
+        frag = frag[i:j + len("</main>")]
+    return {"ids": changed, "removed": removed, "html": frag}
+
+
+def _with_unfinished_tail(reader: Reader, fh):
+    """The reader's entries, then its held-back last line (no newline yet) as it stands now.
+
+    A one-off build must not lose a line because its writer never finished it (a crash, a full
+    disk). The reader's ``offset``/``line`` stay before that line, so a resumed run reads it again
+    once complete; it always sits on the last, still open page, which a resumed run re-renders.
+    """
+    yield from reader
+    if reader.pending:
+        fh.seek(reader.offset)
+        data = fh.read(reader.pending)
+        body = data[:-1] if data.endswith(b"\r") else data
+        obj, err = parse_line(body)
+        e = Entry(reader.line, reader.offset, reader.offset + len(data), obj)
+        if err is not None:
+            e.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
+            e.error = f"unfinished last line (no newline yet), {err}"
+        del data, body
+        yield e
