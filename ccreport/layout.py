@@ -92,6 +92,28 @@ def tool_results_dir(project: str, session_id: str) -> str:
     return session_dir(project, session_id) + "/tool-results"
 
 
+def search_manifest() -> str:
+    return f"{SEARCH_DIR}/manifest.js"
+
+
+def search_project(project: str) -> str:
+    """A project's search script; its sessions' chunk and tail scripts sit in ``search_folder``."""
+    return f"{SEARCH_DIR}/{project}.js"
+
+
+def search_folder(project: str) -> str:
+    return f"{SEARCH_DIR}/{project}"
+
+
+def search_chunk(project: str, session_id: str, transcript_id: str, name: str) -> str:
+    # The names stay distinct because what follows the last "~" has a fixed shape.
+    return f"{search_folder(project)}/{session_id}~{transcript_id}~{name}.js"
+
+
+def search_tail(project: str, session_id: str) -> str:
+    return f"{search_folder(project)}/{session_id}~tail.js"
+
+
 def depth_root(rel_dir: str) -> str:
     """The relative way from a folder of the site back to its root ("p/x/y" → "../../../")."""
     return "../" * (rel_dir.count("/") + 1)

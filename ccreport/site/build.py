@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_DIR, project_dir, session_dir, transcript_dir
+from ccreport.layout import INDEX, project_dir, search_manifest, search_project, session_dir, transcript_dir
 from ccreport.render.resources import fingerprint
 from ccreport.site import search
 from ccreport.site.indexes import project_title, write_assets, write_indexes
@@ -238,9 +238,9 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     out = run.out
     current = {p.dir_name for p in run.catalog.projects}
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
-    no_bundle = {p for p in current if not (out / SEARCH_DIR / f"{p}.js").exists()}
+    no_bundle = {p for p in current if not (out / search_project(p)).exists()}
     if not (run.full_all or run.dirty or missing or no_bundle or run.res.deleted or not (out / INDEX).exists()
-            or not (out / SEARCH_DIR / "manifest.js").exists()):
+            or not (out / search_manifest()).exists()):
         return
     full = run.full_all
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}

@@ -11,7 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ccreport.layout import INDEX, LATEST, depth_root, page_name, session_dir, session_url, transcript_dir, transcript_url
+from ccreport.layout import INDEX, LATEST, depth_root, page_name, search_tail, session_dir, session_url, transcript_dir
+from ccreport.layout import transcript_url
 from ccreport.site import search
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
@@ -135,7 +136,7 @@ def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[
     stamps = {tid: p.dir_stamp for tid, p in plans.items() if p.dir_stamp is not None}
     if not all(p.mode == SAME for p in plans.values()):
         return False, stamps
-    if not (out / search.tail_rel(s.project.dir_name, s.id)).exists():
+    if not (out / search_tail(s.project.dir_name, s.id)).exists():
         return False, stamps  # the session is read again; pages that come out the same are not rewritten
     unchanged = s.main is not None or (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()
     return unchanged, stamps

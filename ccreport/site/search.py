@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from ccreport.layout import SEARCH_DIR, session_dir
+from ccreport.layout import search_chunk, search_folder, search_manifest, search_project, search_tail, session_dir
 from ccreport.model.messages import Message
 from ccreport.model.usage import merge_reports
 from ccreport.site.state import SessionState, TranscriptState
@@ -53,7 +53,6 @@ from ccreport.source.home import Catalog, Project
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
 OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
-BUNDLES = SEARCH_DIR
 
 
 def _cap(text: str, n: int) -> str:
@@ -135,7 +134,7 @@ def load_tail_docs(out: Path, project: str, session_id: str) -> dict | None:
     """{transcript id: {page no: documents}} of the pages in the session's tail script, read back
     from it (None when it is missing or unreadable)."""
     try:
-        raw = (out / tail_rel(project, session_id)).read_bytes()
+        raw = (out / search_tail(project, session_id)).read_bytes()
     except OSError:
         return None
     head, tail = b"ccreportSearch.chunk(", b");\n"
@@ -151,18 +150,10 @@ def load_tail_docs(out: Path, project: str, session_id: str) -> dict | None:
     return docs
 
 
-def chunk_rel(project: str, session_id: str, transcript_id: str, name: str) -> str:
-    return f"{BUNDLES}/{project}/{session_id}~{transcript_id}~{name}.js"
-
-
-def tail_rel(project: str, session_id: str) -> str:
-    return f"{BUNDLES}/{project}/{session_id}~tail.js"
-
-
 def missing_chunks(out: Path, project: str, session_id: str, transcript_id: str, state: TranscriptState) -> bool:
     """Is a full chunk of this transcript missing from the site (deleted by hand)? Its pages'
     documents are not kept once it is written: only a read from line 1 makes it again."""
-    return any(not (out / chunk_rel(project, session_id, transcript_id, name)).exists()
+    return any(not (out / search_chunk(project, session_id, transcript_id, name)).exists()
                for name, _ in chunks(state.pages, state.hashes)[0])
 
 
@@ -190,7 +181,7 @@ class SessionSearch:
     def _write_chunk(self, transcript_id: str, name: str, nos: list[int], tdocs: dict, rewrite: bool) -> bool:
         """Write one full chunk unless it is in the site already (and not ``rewrite``). False when
         its pages' documents are not all at hand: a partial chunk is never written."""
-        crel = chunk_rel(self.project, self.session_id, transcript_id, name)
+        crel = search_chunk(self.project, self.session_id, transcript_id, name)
         if rewrite or not (self.out / crel).exists():
             pages = [tdocs.get(str(n)) for n in nos]
             if any(p is None for p in pages):
@@ -214,7 +205,7 @@ class SessionSearch:
                 if str(n) in tdocs:
                     keys.append([tid, n])
                     tail.append(orjson.dumps(tdocs[str(n)]))
-        trel = tail_rel(self.project, self.session_id)
+        trel = search_tail(self.project, self.session_id)
         self.writer.write(trel, _chunk_script(trel, self.session_id, tail, keys))
 
 
@@ -297,12 +288,12 @@ def _project_script(out: Path, project: Project, title: str, sessions: dict[tupl
         if st is None:
             continue
         index.append([sid, st.info.title or sid, session_dir(project.dir_name, sid) + "/", st.info.first_ts or ""])
-        mine = [chunk_rel(project.dir_name, sid, tid, name)
+        mine = [search_chunk(project.dir_name, sid, tid, name)
                 for tid, t in st.transcripts.items() for name, _ in chunks(t.pages, t.hashes)[0]]
-        mine.append(tail_rel(project.dir_name, sid))
+        mine.append(search_tail(project.dir_name, sid))
         keep[sid] = {rel.rsplit("/", 1)[1] for rel in mine}
         scripts.extend(mine)
-    _prune_chunks(out / BUNDLES / project.dir_name, keep, rendered)
+    _prune_chunks(out / search_folder(project.dir_name), keep, rendered)
     # {"project", "title", "sessions": [[id, title, url, first time]], "chunks": [file, ...]}
     head = orjson.dumps({"project": project.dir_name, "title": title, "sessions": index, "chunks": scripts})
     return b"ccreportSearch.add(" + head + b");\n"
@@ -324,13 +315,13 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
     manifest = []
     for p in catalog.projects:
         title = titles.get(p.dir_name, p.dir_name)
-        rel = f"{BUNDLES}/{p.dir_name}.js"
+        rel = search_project(p.dir_name)
         manifest.append({"dir": p.dir_name, "title": title, "file": rel})
         if only is None or p.dir_name in only:
             mine = None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name}
             writer.write(rel, _project_script(out, p, title, sessions, mine))
     # Only what changes when projects come and go: an append must not rewrite it.
-    writer.write(f"{BUNDLES}/manifest.js", "ccreportSearch.manifest(" + json.dumps(
+    writer.write(search_manifest(), "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
     return _usage_of(catalog, infos)
 
@@ -338,11 +329,11 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
 def remove_project(out: Path, project: str, deleted: list) -> None:
     """A project gone from the home: its search script (a site file) and its parts (state)."""
     try:
-        (out / BUNDLES / f"{project}.js").unlink()
-        deleted.append(str(out / BUNDLES / f"{project}.js"))
+        (out / search_project(project)).unlink()
+        deleted.append(str(out / search_project(project)))
     except FileNotFoundError:
         pass
-    shutil.rmtree(out / BUNDLES / project, ignore_errors=True)  # its chunk scripts
+    shutil.rmtree(out / search_folder(project), ignore_errors=True)  # its chunk scripts
 
 
 def remove_old_layouts(out: Path) -> None:
