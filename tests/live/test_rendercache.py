@@ -18,6 +18,7 @@ from ccreport.site.build import Follow, Options, build
 from ccreport.source.home import discover
 from ccreport.model.messages import Message, ToolCall, ToolResult
 from ccreport.render.message import RenderContext, render_message
+from ccreport.live.follow import _to_warm
 from ccreport.live.rendercache import RenderCache, TranscriptRenders, _Deps, _Lines, _Urls
 from ccreport.site.state import State
 from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file
@@ -294,8 +295,6 @@ def test_fragment_of_a_page_that_closes_carries_its_new_pager(tmp_path):
 
 
 def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):
-    from ccreport.live.watch import _to_warm
-
     out = tmp_path / "site"
     build(home, out, opts)  # the catch-up build (serve's first build): nothing in the cache
     f = Follower(home, out, opts)
@@ -310,8 +309,6 @@ def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):
 
 
 def test_only_last_pages_are_warmed_and_a_few_at_a_time(tmp_path):
-    from ccreport.live.watch import _to_warm
-
     opts = Options(page_size=5, jobs=1)
     sids = [f"{SID[:-1]}{i}" for i in range(6)]
     home = make_home(tmp_path / "home", {PROJECT: {f"{sid}.jsonl": lines_of(6, sid=sid) for sid in sids}})
