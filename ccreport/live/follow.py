@@ -54,14 +54,10 @@ WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page rende
 
 
 class Follower:
-    """Keeps ``out`` current with ``home`` until ``stop`` is set (or Ctrl-C), telling what each
-    update did through ``built``, ``changed`` and ``failed``.
-
-    With ``live`` (serve --watch) it owns a render cache, pushes each page to the open pages as
-    soon as it is written (with its fragment), the rest of the update after, and warms the cache
-    for the pages browsers open; ``log`` then gets each failure too. Without, it only builds:
-    ``ccreport watch`` (watch.py) overrides the three methods to print.
-    """
+    """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
+    each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
+    (the render cache, early pushes and warming above are for them; ``log`` gets each failure too);
+    ``ccreport watch`` overrides them to print (watch.py)."""
 
     def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
                  log: Callable[[str], None] | None = None):

@@ -35,7 +35,10 @@ SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped af
 # --- which file a URL names -----------------------------------------------------------------------
 def resolve_static(root: Path, url_path: str) -> Path | None:
     """The file inside ``root`` that ``url_path`` names, or None (→ 404)."""
-    rel = unquote(url_path, errors="strict") if "%" in url_path else url_path
+    try:
+        rel = unquote(url_path, errors="strict") if "%" in url_path else url_path
+    except UnicodeDecodeError:
+        return None
     if "\x00" in rel or "\\" in rel:
         return None
     rel = rel[1:] if rel.startswith("/") else rel
@@ -58,7 +61,6 @@ def resolve_static(root: Path, url_path: str) -> Path | None:
         if not real.is_file() or not real.resolve().is_relative_to(base):
             return None
     return real if real.is_file() else None
-
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -149,23 +151,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
 
-    def _json(self, status: int, body: dict, head: bool):
-        raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self._send(status, "application/json; charset=utf-8", len(raw), "no-store")
+    def _reply(self, status: int, ctype: str, raw: bytes, head: bool):
+        self._send(status, ctype, len(raw), "no-store")
         if not head:
             self.wfile.write(raw)
+
+    def _json(self, status: int, body: dict, head: bool):
+        self._reply(status, "application/json; charset=utf-8", json.dumps(body, ensure_ascii=False).encode("utf-8"), head)
 
     def _not_found(self, head: bool):
-        raw = b"<!doctype html><title>Not found</title><p>Not found.</p>\n"
-        self._send(404, "text/html; charset=utf-8", len(raw), "no-store")
-        if not head:
-            self.wfile.write(raw)
+        self._reply(404, "text/html; charset=utf-8", b"<!doctype html><title>Not found</title><p>Not found.</p>\n", head)
 
     def _static(self, path: str, head: bool):
-        try:
-            f = resolve_static(self.server.site, path)
-        except UnicodeDecodeError:
-            f = None
+        f = resolve_static(self.server.site, path)
         if f is None:
             return self._not_found(head)
         ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
@@ -199,16 +197,11 @@ class Handler(BaseHTTPRequestHandler):
         # from disk here, but an unknown or outside name gets the same plain 404).
         if live is None or not v.isdigit() or len(v) > 18 or not url.endswith(".html") or len(url) > 4096:
             return self._not_found(head)
-        try:
-            f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
-        except UnicodeDecodeError:
-            f = None
+        f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
         raw = live.fragment(url, int(v)) if f is not None and f.relative_to(self.server.site).as_posix() == url else None
         if raw is None:
             return self._not_found(head)
-        self._send(200, "text/html; charset=utf-8", len(raw), "no-store")
-        if not head:
-            self.wfile.write(raw)
+        self._reply(200, "text/html; charset=utf-8", raw, head)
 
     def _events(self, head: bool):
         live = self.server.live

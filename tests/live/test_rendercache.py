@@ -42,6 +42,11 @@ class Follower:
         return res
 
 
+def hits(cache: RenderCache) -> int:
+    """Renders answered from the cache, over every transcript it holds."""
+    return sum(t.hits for t in cache._by.values())
+
+
 @pytest.fixture
 def opts():
     return Options(page_size=50, jobs=1)
@@ -99,7 +104,7 @@ def test_growing_session_through_the_cache_equals_cold_build(home, tmp_path, opt
     f.update()
     assert blob.is_file()
     assert_same_as_cold(home, out, tmp_path, opts)
-    assert f.cache.stats["hits"] > 10
+    assert hits(f.cache) > 10
 
 
 def test_tool_results_file_appearing_later_is_linked(home, tmp_path, opts):
@@ -154,7 +159,7 @@ def test_corpus_grown_in_random_steps_through_the_cache_equals_cold_build(tmp_pa
             with open(p, "ab") as fh:
                 fh.write(data[have:have + n])
         f.update()
-    assert f.cache.stats["hits"] > 100
+    assert hits(f.cache) > 100
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
@@ -231,7 +236,7 @@ def test_the_cache_keeps_a_bounded_number_of_transcripts():
     cache = RenderCache(max_transcripts=3)
     for i in range(5):
         cache.transcript(("p", "s", str(i)))
-    assert cache.stats["transcripts"] == 3
+    assert len(cache._by) == 3  # transcripts held
     assert [k[2] for k in cache._by] == ["2", "3", "4"]
 
 
