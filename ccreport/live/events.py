@@ -1,12 +1,9 @@
 """The live side of ``serve --watch``: which site URLs changed, fanned out to the open event streams.
 
-* An event names the pages an update wrote and, per re-rendered page, the messages that changed,
-  with the page's ``<main>`` holding only those (rendercache.py) inline when small. A larger one is
-  held here for ``/__fragment?url=<page>&v=<version>`` (http.py): only for the latest update of
-  each page; anything else is a 404, and live.js then fetches the whole page, as it always can.
-* The last update's failure is kept and shown on every page until an update succeeds.
-* Transcript pages a browser loads are noted (``viewed``): the follower warms its render cache for
-  them while idle (follow.py).
+An event names the pages an update wrote and, per re-rendered page, the messages that changed,
+with the page's ``<main>`` holding only those (rendercache.py) inline when small. A larger one is
+held here for ``/__fragment?url=<page>&v=<version>`` (http.py), for the latest update of each page
+only; for anything else live.js gets a 404 and fetches the whole page, as it always can.
 """
 
 from __future__ import annotations

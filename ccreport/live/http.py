@@ -140,15 +140,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
 
     # --- answers -------------------------------------------------------------------------------
-    def _send(self, status: int, ctype: str, length: int, cache: str, extra: dict | None = None):
+    def _send(self, status: int, ctype: str, length: int, cache: str):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(length))
         self.send_header("Cache-Control", cache)
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
-        for k, v in (extra or {}).items():
-            self.send_header(k, v)
         self.end_headers()
 
     def _reply(self, status: int, ctype: str, raw: bytes, head: bool):
