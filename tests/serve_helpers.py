@@ -66,7 +66,7 @@ __all__ = ["PROJECT", "SID", "OTHER", "conversation", "make_live_home", "main_fi
 
 
 def watching(site: Path, home: Path, opts) -> Running:
-    """What `serve --watch` runs, not started yet: the server and a Follower telling its open pages."""
+    """What `serve --watch` runs (not started yet): the server, and a Follower telling its pages."""
     live = Live(site)
     return Running(make_server(site, home, port=0, live=live), Follower(home, site, opts, live))
 

@@ -110,7 +110,8 @@ class Follower:
                 break
             warm = None
             if not changes:  # idle: warm the cache for the pages opened since
-                warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state) if self.live else None
+                if self.live is not None:
+                    warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
                 if not warm:
                     continue
             self._update(changes, warm)

@@ -155,10 +155,12 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(raw)
 
     def _json(self, status: int, body: dict, head: bool):
-        self._reply(status, "application/json; charset=utf-8", json.dumps(body, ensure_ascii=False).encode("utf-8"), head)
+        raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self._reply(status, "application/json; charset=utf-8", raw, head)
 
     def _not_found(self, head: bool):
-        self._reply(404, "text/html; charset=utf-8", b"<!doctype html><title>Not found</title><p>Not found.</p>\n", head)
+        raw = b"<!doctype html><title>Not found</title><p>Not found.</p>\n"
+        self._reply(404, "text/html; charset=utf-8", raw, head)
 
     def _static(self, path: str, head: bool):
         f = resolve_static(self.server.site, path)

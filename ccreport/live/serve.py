@@ -44,8 +44,8 @@ def make_server(site: Path, home: Path | None, host: str = "127.0.0.1", port: in
             if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
                 raise PortError(f"cannot listen on {host}:{p}: {exc.strerror or exc}") from None
             last = exc
-    raise PortError(f"ports {port}–{port + PORT_TRIES - 1} on {host} are all in use ({last.strerror if last else 'busy'}); "
-                    "pass a free one with --port")
+    raise PortError(f"ports {port}–{port + PORT_TRIES - 1} on {host} are all in use "
+                    f"({last.strerror if last else 'busy'}); pass a free one with --port")
 
 
 class Running:

@@ -28,7 +28,7 @@ PAGE = f"{SDIR}/page-0001.html"
 
 
 class Follower:
-    """What watch.follow does between appends: one State and one RenderCache for the whole run."""
+    """What follow.Follower does between appends: one State and one RenderCache for the whole run."""
 
     def __init__(self, home, out, opts, transcripts: int = 64):
         self.home, self.out, self.opts = home, out, opts
