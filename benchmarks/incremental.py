@@ -158,27 +158,29 @@ def bench_append(work: Path, giant_mb: float, repeat: int, compare_cmd: str | No
 
 
 def bench_watch(work: Path, giant_mb: float, appends: int) -> dict:
-    from ccreport.live.watch import follow
+    from ccreport.live.follow import Follower
 
     home = make_home(work / f"home-giant-{giant_mb:g}mb", 0.5, giant_mb)
     out = work / f"site-giant-{giant_mb:g}mb"
     path = giant_file(home)
     session_dir = str(out / "p" / "-home-bench-giant" / path.stem)
-    stop = threading.Event()
     seen = threading.Condition()
     events: list[tuple[float, list[str]]] = []
     builds: list[float] = []
 
-    def on_change(paths):
-        with seen:
-            events.append((time.perf_counter(), paths))
-            seen.notify_all()
+    class Timed(Follower):
+        def changed(self, paths, stamps):
+            with seen:
+                events.append((time.perf_counter(), paths))
+                seen.notify_all()
+            return False
 
-    def on_build(res):
-        builds.append(res.seconds)
+        def built(self, res):
+            builds.append(res.seconds)
 
-    th = threading.Thread(target=follow, args=(home, out, Options(jobs=os.cpu_count() or 1)),
-                          kwargs={"on_change": on_change, "stop_event": stop, "on_build": on_build}, daemon=True)
+    follower = Timed(home, out, Options(jobs=os.cpu_count() or 1))
+    stop = follower.stop
+    th = threading.Thread(target=follower.run, daemon=True)
     th.start()
     while not builds:
         time.sleep(0.05)

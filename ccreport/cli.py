@@ -148,7 +148,9 @@ def main():
 def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
     """Build the site, then serve it (and the transcript API) over HTTP."""
     from ccreport.site.build import Options, build as run_build
-    from ccreport.live.serve import IncrementalFollow, Live, PortError, Running, is_loopback, make_server
+    from ccreport.live.events import Live
+    from ccreport.live.follow import Follower
+    from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
@@ -168,10 +170,11 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         _fail(str(exc))
     if port and server.server_address[1] != port:
         click.echo(f"ccreport: port {port} is in use; serving on port {server.server_address[1]} instead.", err=True)
-    # Watch follows the home with the incremental build (watch.follow): an append costs the bytes
+    # Watch follows the home with the incremental build (follow.Follower): an append costs the bytes
     # that changed, and the written paths go to the open pages.
-    rebuild = IncrementalFollow(home, out, Options(page_size=page_size, jobs=1, quiet=True)) if watch else None
-    running = Running(server, rebuild, home, log=lambda m: click.echo(f"ccreport: {m}", err=True))
+    follower = Follower(home, out, Options(page_size=page_size, jobs=1, quiet=True), live,
+                        log=lambda m: click.echo(f"ccreport: {m}", err=True)) if watch else None
+    running = Running(server, follower)
     running.start()
     click.echo(f"ccreport: serving {out} at {running.url}" + (" (live: watching for changes)" if watch else "")
                + " · Ctrl-C to stop", err=True)

@@ -7,6 +7,9 @@ import json
 import socket
 from pathlib import Path
 
+from ccreport.live.events import Live
+from ccreport.live.follow import Follower
+from ccreport.live.serve import Running, make_server
 from util import assistant, make_home, tool_result, user, write_jsonl
 
 PROJECT = "-home-u-proj"
@@ -58,7 +61,14 @@ def page_url(page: int = 1, sid: str = SID) -> str:
     return f"p/{PROJECT}/{sid}/page-{page:04d}.html"
 
 
-__all__ = ["PROJECT", "SID", "OTHER", "conversation", "make_live_home", "main_file", "append", "page_url", "write_jsonl"]
+__all__ = ["PROJECT", "SID", "OTHER", "conversation", "make_live_home", "main_file", "append", "page_url", "write_jsonl",
+           "watching"]
+
+
+def watching(site: Path, home: Path, opts) -> Running:
+    """What `serve --watch` runs (not started yet): the server, and a Follower telling its pages."""
+    live = Live(site)
+    return Running(make_server(site, home, port=0, live=live), Follower(home, site, opts, live))
 
 
 def request(running, path, method="GET"):

@@ -181,10 +181,8 @@ def transcript_window(path: Path, limit: int = LIMIT_DEFAULT, after: int | None 
     limit = min(limit, LIMIT_MAX)
     total = 0
     matching = 0  # messages that pass the cursor
-    if after is not None or offset is not None:
-        kept: list | deque = []
-    else:
-        kept = deque(maxlen=limit)
+    # From the start (after, offset): the first ``limit``; otherwise the last ``limit``.
+    kept: list | deque = [] if after is not None or offset is not None else deque(maxlen=limit)
     try:
         for m in iter_messages(path, page_size):
             total += 1
@@ -195,20 +193,13 @@ def transcript_window(path: Path, limit: int = LIMIT_DEFAULT, after: int | None 
             matching += 1
             if offset is not None and matching <= offset:
                 continue
-            if isinstance(kept, list):
-                if len(kept) < limit:
-                    kept.append(message_json(m))
-            else:
+            if isinstance(kept, deque) or len(kept) < limit:
                 kept.append(m)
     except FileNotFoundError:
         # seed-000: a transcript that is not there (any more) is an empty one, not an error.
         pass
-    msgs = [message_json(m) if isinstance(m, Message) else m for m in kept]
-    shown = len(msgs)
-    if offset is not None:
-        has_more = matching > offset + shown
-    else:
-        has_more = matching > shown
+    msgs = [message_json(m) for m in kept]
+    has_more = matching > (offset or 0) + len(msgs)
     return {"messages": msgs, "total": total, "has_more": has_more,
             "first_line": msgs[0]["line"] if msgs else 0, "last_line": msgs[-1]["line"] if msgs else 0}
 

@@ -24,7 +24,7 @@ transcripts are kept (least recently rendered dropped first).
 The cache also remembers, per page, the HTML of each message as last written. From that the
 build makes a *fragment* of a re-rendered page: the same page with only the messages that are new
 or changed (plus the ids of messages gone), which ``serve`` hands to live.js instead of the whole
-page (see serve.Live).
+page (see events.Live).
 """
 
 from __future__ import annotations
@@ -123,11 +123,6 @@ class _Blobs(_Recording):
         self._deps.items.append(("blob", url, None))
         return url, size
 
-    def save_bytes(self, raw, media_type, ext=None):
-        url = self._real.save_bytes(raw, media_type, ext)
-        self._deps.items.append(("blob", url, None))
-        return url
-
 
 def _copier(real, deps: _Deps):
     def copy(name):
@@ -197,7 +192,7 @@ class TranscriptRenders:
         self.entries: dict[bytes, tuple[str, tuple]] = {}
         self._used: dict[bytes, tuple[str, tuple]] = {}
         self.pages: dict[str, dict[str, str]] = {}  # page path → {message id: html} as last rendered
-        self.hits = self.misses = 0
+        self.hits = self.misses = 0  # the tests check that the cache is used, and when it is not
 
     def begin_page(self) -> None:
         self._used = {}
@@ -234,14 +229,14 @@ class TranscriptRenders:
 
 
 class RenderCache:
-    """Per-transcript renders for a follower (watch.follow): one object for the whole run."""
+    """Per-transcript renders for a follower (follow.Follower): one object for the whole run."""
 
     def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS):
         self.max = max_transcripts
         self._by: OrderedDict[tuple, TranscriptRenders] = OrderedDict()
         self.fragments: OrderedDict[str, dict] = OrderedDict()
         # Called with the path of each page written through the cache, as soon as it is written
-        # (watch.follow sets it: the page is pushed before the rest of its session is done).
+        # (the Follower sets it: the page is pushed before the rest of its session is done).
         self.on_page = None
 
     def transcript(self, key: tuple) -> TranscriptRenders:
@@ -267,8 +262,3 @@ class RenderCache:
         out = dict(self.fragments)
         self.fragments.clear()
         return out
-
-    @property
-    def stats(self) -> dict:
-        return {"transcripts": len(self._by), "hits": sum(t.hits for t in self._by.values()),
-                "misses": sum(t.misses for t in self._by.values())}

@@ -17,9 +17,10 @@ from urllib.parse import quote
 import pytest
 
 from ccreport.site.build import Options, build
-from ccreport.live.serve import IncrementalFollow, Live, Running, make_server
+from ccreport.live.events import Live
+from ccreport.live.serve import Running, make_server
 from hostile import LITERAL_LINE, assert_inert, make_hostile_home, scan_html
-from serve_helpers import SID, append, conversation, main_file, make_live_home, page_url
+from serve_helpers import SID, append, conversation, main_file, make_live_home, page_url, watching
 from pathhelp import BAD_IDS, SECRET, linked_home  # noqa: F401  (fixture)
 
 CLI = [sys.executable, "-m", "ccreport"]
@@ -47,7 +48,7 @@ def hostile_site(tmp_path_factory):
 @pytest.mark.browser
 def test_served_hostile_pages_run_nothing(hostile_site, browser):
     home, site, _ = hostile_site
-    with Running(make_server(site, home, port=0, live=Live(site)), None, home) as running:
+    with Running(make_server(site, home, port=0, live=Live(site))) as running:
         pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
         urls = [running.url.rstrip("/") + "/" + quote(p) for p in pages]
         # over http the live script is active too: it must not turn any transcript text into markup
@@ -57,7 +58,7 @@ def test_served_hostile_pages_run_nothing(hostile_site, browser):
 
 def test_api_and_static_routes_refuse_every_bad_id(hostile_site):
     home, site, _ = hostile_site
-    with Running(make_server(site, home, port=0), None, home) as running:
+    with Running(make_server(site, home, port=0)) as running:
         for bad in BAD_IDS:
             q = quote(bad, safe="")
             for path in (f"/api/sessions/{q}/transcripts", f"/api/sessions/{q}/transcript",
@@ -69,7 +70,7 @@ def test_api_and_static_routes_refuse_every_bad_id(hostile_site):
 
 def test_api_answers_hostile_text_as_json_data(hostile_site):
     home, site, _ = hostile_site
-    with Running(make_server(site, home, port=0), None, home) as running:
+    with Running(make_server(site, home, port=0)) as running:
         status, body = _get(running, "/api/sessions/s-hostile/transcript?limit=200")
         assert status == 200
         data = json.loads(body)
@@ -118,7 +119,7 @@ def test_server_under_load_while_a_session_is_written(tmp_path):
     stop = threading.Event()
     errors: list[str] = []
     counts = [0] * 8
-    with Running(make_server(site, home, port=0, live=Live(site), quiet=True), IncrementalFollow(home, site, opts), home) as running:
+    with watching(site, home, opts) as running:
         assert running.wait_ready()
         paths = ["/" + page_url(1), "/index.html", f"/api/sessions/{SID}/transcript?limit=20",
                  f"/api/sessions/{SID}/transcripts"]

@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url
+from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url, watching
 from util import assistant, user
 
 from ccreport.site.build import Options, build
-from ccreport.live.serve import FullRebuild, IncrementalFollow, Live, Running, make_server
 
 pytestmark = pytest.mark.browser
 WAIT = 20_000  # ms: a generous guard so a loaded machine does not fail, never a measured budget
 
 
-@pytest.fixture(params=["follow", "full"])
-def rebuild(request):
-    """Each test runs against what `serve --watch` uses (watch.follow: render cache, early push,
-    fragments) and against the plain full rebuild (whole-page merges only)."""
-    return request.param
-
-
-def live_server(tmp_path, rebuild, turns=3, page_size=50):
+def live_server(tmp_path, turns=3, page_size=50):
+    """What `serve --watch` runs (follow.Follower: render cache, early push, fragments)."""
     home = make_live_home(tmp_path / "home", turns=turns)
     site = tmp_path / "site"
     opts = Options(page_size=page_size, jobs=1)
     build(home, site, opts)
-    how = IncrementalFollow(home, site, opts) if rebuild == "follow" else FullRebuild(home, site, opts)
-    running = Running(make_server(site, home, port=0, live=Live(site)), how, home).start()
+    running = watching(site, home, opts).start()
     assert running.wait_ready()
     running.home, running.site = home, site
     return running
@@ -53,8 +45,8 @@ def open_live(ctx, running, rel):
     return page, dialogs
 
 
-def test_appended_lines_appear_without_reload(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild)
+def test_appended_lines_appear_without_reload(ctx, tmp_path):
+    running = live_server(tmp_path)
     try:
         page, dialogs = open_live(ctx, running, page_url(1))
         append(main_file(running.home), conversation(1, start=700))
@@ -82,8 +74,8 @@ def test_appended_lines_appear_without_reload(ctx, tmp_path, rebuild):
         running.stop()
 
 
-def test_follows_at_bottom_and_offers_a_button_when_scrolled_up(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild, turns=30, page_size=200)
+def test_follows_at_bottom_and_offers_a_button_when_scrolled_up(ctx, tmp_path):
+    running = live_server(tmp_path, turns=30, page_size=200)
     try:
         page, _ = open_live(ctx, running, page_url(1))
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
@@ -111,8 +103,8 @@ HOSTILE = ['<script>alert(1)</script>', '<img src=x onerror=alert(2)>', '<svg on
            '"><iframe src="javascript:alert(4)"></iframe>']
 
 
-def test_no_script_runs_from_transcript_text(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild)
+def test_no_script_runs_from_transcript_text(ctx, tmp_path):
+    running = live_server(tmp_path)
     try:
         append(main_file(running.home), [user("x1", HOSTILE[0] + " before", ts="2025-06-01T12:00:00.000Z")])
         build(running.home, running.site, Options())
@@ -134,8 +126,8 @@ def test_no_script_runs_from_transcript_text(ctx, tmp_path, rebuild):
         running.stop()
 
 
-def test_new_page_is_offered_on_the_old_last_page(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild, turns=2, page_size=5)  # 4 messages + the malformed line: page 1 is full
+def test_new_page_is_offered_on_the_old_last_page(ctx, tmp_path):
+    running = live_server(tmp_path, turns=2, page_size=5)  # 4 messages + the malformed line: page 1 is full
     try:
         page, _ = open_live(ctx, running, page_url(1))
         assert page.locator("nav.pager a[rel=next]").count() == 0
@@ -149,8 +141,8 @@ def test_new_page_is_offered_on_the_old_last_page(ctx, tmp_path, rebuild):
         running.stop()
 
 
-def test_overview_pages_refresh_their_counts(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild)
+def test_overview_pages_refresh_their_counts(ctx, tmp_path):
+    running = live_server(tmp_path)
     try:
         page, _ = open_live(ctx, running, f"p/{PROJECT}/{SID}/index.html")
         # The transcripts table (the usage box above it has its own table.list, of models).
@@ -164,8 +156,8 @@ def test_overview_pages_refresh_their_counts(ctx, tmp_path, rebuild):
         running.stop()
 
 
-def test_a_failed_rebuild_is_shown_then_cleared(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild)
+def test_a_failed_rebuild_is_shown_then_cleared(ctx, tmp_path):
+    running = live_server(tmp_path)
     try:
         page, dialogs = open_live(ctx, running, page_url(1))
         running.server.live.failed("cannot read <img src=x onerror=alert(5)>")
@@ -180,8 +172,8 @@ def test_a_failed_rebuild_is_shown_then_cleared(ctx, tmp_path, rebuild):
         running.stop()
 
 
-def test_one_event_stream_per_browser(ctx, tmp_path, rebuild):
-    running = live_server(tmp_path, rebuild)
+def test_one_event_stream_per_browser(ctx, tmp_path):
+    running = live_server(tmp_path)
     streams = []
     ctx.on("request", lambda r: streams.append(r.url) if r.url.endswith("/__events") else None)
     try:

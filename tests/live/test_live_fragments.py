@@ -10,11 +10,12 @@ import time
 import pytest
 
 from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url
-from serve_helpers import Stream, request
+from serve_helpers import Stream, request, watching
 from util import assistant, tool_result, user
 
 from ccreport.site.build import Options, build
-from ccreport.live.serve import INLINE_MAX, IncrementalFollow, Live, Running, make_server
+from ccreport.live.events import INLINE_MAX, Live
+from ccreport.live.serve import Running, make_server
 
 WAIT = 20_000  # ms: a guard against a hang on a loaded machine, never a measured budget
 PAGE = page_url(1)
@@ -120,10 +121,9 @@ def follow_server(tmp_path, turns=3, page_size=50):
     site = tmp_path / "site"
     opts = Options(page_size=page_size, jobs=1)
     build(home, site, opts)
-    follower = IncrementalFollow(home, site, opts)
-    running = Running(make_server(site, home, port=0, live=Live(site)), follower, home).start()
+    running = watching(site, home, opts).start()
     assert running.wait_ready()
-    running.home, running.site, running.follower = home, site, follower
+    running.home, running.site = home, site
     return running
 
 

@@ -11,10 +11,13 @@ import socket
 import pytest
 
 from serve_helpers import OTHER, Stream, api, request, PROJECT, SID, append, conversation, main_file, make_live_home, page_url
+from serve_helpers import watching
 
 from ccreport.site.build import Options, build
-from ccreport.live.serve import (FullRebuild, IncrementalFollow, Live, PortError, RebuildFailed, Running, is_loopback, make_server,
-                            resolve_static)
+from ccreport.live import serve
+from ccreport.live.events import Live
+from ccreport.live.http import resolve_static
+from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
 
 def _serve(tmp_path):
@@ -217,7 +220,7 @@ def test_ambiguous_prefix_is_409(fresh):
 
 
 # --- ports, hosts ----------------------------------------------------------------------------------
-def test_port_in_use_moves_on_or_says_so(tmp_path):
+def test_port_in_use_moves_on_or_says_so(tmp_path, monkeypatch):
     site = tmp_path / "site"
     site.mkdir()
     (site / "index.html").write_text("hi")
@@ -226,11 +229,13 @@ def test_port_in_use_moves_on_or_says_so(tmp_path):
     blocker.listen(1)
     port = blocker.getsockname()[1]
     try:
-        server = make_server(site, None, "127.0.0.1", port, tries=5)
+        monkeypatch.setattr(serve, "PORT_TRIES", 5)
+        server = make_server(site, None, "127.0.0.1", port)
         assert server.server_address[1] != port
         server.server_close()
+        monkeypatch.setattr(serve, "PORT_TRIES", 1)
         with pytest.raises(PortError, match="in use"):
-            make_server(site, None, "127.0.0.1", port, tries=1)
+            make_server(site, None, "127.0.0.1", port)
     finally:
         blocker.close()
 
@@ -276,32 +281,13 @@ def test_not_live_without_watch(tmp_path):
 
 
 def test_watch_rebuilds_and_announces_the_changed_page(tmp_path):
-    home = make_live_home(tmp_path / "home")
-    site = tmp_path / "site"
-    opts = Options()
-    build(home, site, opts)
-    live = Live(site)
-    with Running(make_server(site, home, port=0, live=live), FullRebuild(home, site, opts), home) as running:
-        assert running.wait_ready()
-        stream = Stream(running)
-        assert stream.event()["hello"]
-        append(main_file(home), conversation(1, start=900))
-        ev = stream.event()
-        while page_url(1) not in ev["urls"]:
-            ev = stream.event()
-        assert f"p/{PROJECT}/{SID}/index.html" in ev["urls"] and "index.html" in ev["urls"]
-        assert b"prompt number 900" in request(running, "/" + page_url(1))[2]
-        stream.close()
-
-
-def test_serve_watch_follows_with_the_incremental_build(tmp_path):
-    """What `serve --watch` runs: watch.follow (incremental, state in memory) feeding the pages."""
+    """What `serve --watch` runs: follow.Follower (incremental, state in memory) feeding the pages:
+    the page first, on its own, then the session overview and the site index."""
     home = make_live_home(tmp_path / "home")
     site = tmp_path / "site"
     opts = Options(jobs=1)
     build(home, site, opts)
-    live = Live(site)
-    with Running(make_server(site, home, port=0, live=live), IncrementalFollow(home, site, opts), home) as running:
+    with watching(site, home, opts) as running:
         assert running.wait_ready()
         stream = Stream(running)
         assert stream.event()["hello"]
@@ -312,6 +298,10 @@ def test_serve_watch_follows_with_the_incremental_build(tmp_path):
         assert b"prompt number 900" in request(running, "/" + page_url(1))[2]
         # an incremental update writes the touched pages only, never every page of the site
         assert len(ev["urls"]) <= 5
+        announced = set(ev["urls"])
+        while not {f"p/{PROJECT}/{SID}/index.html", "index.html"} <= announced:
+            ev = stream.event()
+            announced |= set(ev["urls"])
         stream.close()
 
 
@@ -321,8 +311,10 @@ def test_failed_rebuild_keeps_the_last_good_site(tmp_path):
     build(home, site, Options())
     before = (site / page_url(1)).read_bytes()
     shutil.move(home / "projects", tmp_path / "moved")
-    with pytest.raises(RebuildFailed, match="projects"):
-        FullRebuild(home, site, Options())()
+    with watching(site, home, Options(jobs=1)) as running:
+        assert running.wait_ready()
+        assert re.search("projects", running.server.live.error)
+        assert api(running, "/__live")[1]["error"] == running.server.live.error
     assert (site / page_url(1)).read_bytes() == before
 
 

@@ -1,4 +1,4 @@
-"""`ccreport watch` / watch.follow: appends show up, readers never see a partial page, it stops
+"""`ccreport watch` / follow.Follower: appends show up, readers never see a partial page, it stops
 cleanly on SIGTERM and survives transcripts deleted or replaced under it.
 
 Waits are bounded polls (the machine may be busy); nothing asserts how fast it was.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ccreport.site.build import Options
-from ccreport.live.watch import follow
+from ccreport.live.follow import Follower
 from incrhelp import PROJECT, SDIR, SID, append, lines_of, main_file
 from util import make_home, page_text, user, write_jsonl
 
@@ -43,29 +43,29 @@ def text(path: Path) -> str:
         return ""
 
 
-class Follower:
-    """watch.follow in a thread, recording what each update wrote."""
+class Recorder(Follower):
+    """A Follower in a thread, recording what each update wrote."""
 
     def __init__(self, home: Path, out: Path, opts: Options):
-        self.stop = threading.Event()
+        super().__init__(home, out, opts)
         self.builds = 0
-        self.changed: list[str] = []
+        self.written: list[str] = []
         self.errors: list[str] = []
         self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._run, args=(home, out, opts), daemon=True)
+        self.thread = threading.Thread(target=self.run, daemon=True)
 
-    def _run(self, home, out, opts):
-        def on_change(paths):
-            with self.lock:
-                self.changed.extend(paths)
+    def changed(self, paths, stamps) -> bool:
+        with self.lock:
+            self.written.extend(paths)
+        return False
 
-        def on_build(res):
-            with self.lock:
-                self.builds += 1
-                self.errors.extend(res.errors)
+    def built(self, res) -> None:
+        with self.lock:
+            self.builds += 1
+            self.errors.extend(res.errors)
 
-        follow(home, out, opts, on_change=on_change, stop_event=self.stop, on_build=on_build,
-               on_error=self.errors.append)
+    def failed(self, message: str) -> None:
+        self.errors.append(message)
 
     def __enter__(self):
         self.thread.start()
@@ -76,11 +76,11 @@ class Follower:
     def __exit__(self, *exc):
         self.stop.set()
         self.thread.join(timeout=WAIT)
-        assert not self.thread.is_alive(), "follow() did not stop"
+        assert not self.thread.is_alive(), "the follower did not stop"
 
     def seen(self, path: Path) -> bool:
         with self.lock:
-            return str(path) in self.changed
+            return str(path) in self.written
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_follow_picks_up_appends_to_main_and_agent(home, tmp_path):
     out = tmp_path / "site"
     agent = home / "projects" / PROJECT / SID / "subagents" / "agent-e5.jsonl"
     write_jsonl(agent, lines_of(1, start=600))
-    with Follower(home, out, Options(page_size=5)) as f:
+    with Recorder(home, out, Options(page_size=5)) as f:
         page = out / SDIR / "page-0005.html"
         append(main_file(home), [user("w1", "watched prompt", ts="2025-06-01T11:00:00.000Z")])
         wait_for(lambda: "watched prompt" in page_text(page), "the appended prompt on the last page")
@@ -134,7 +134,7 @@ def test_reader_never_sees_a_partial_page(home, tmp_path):
                 bad.append(data[:100] + b"..." + data[-100:])
             time.sleep(0.001)
 
-    with Follower(home, out, Options(page_size=5)):
+    with Recorder(home, out, Options(page_size=5)):
         pages = [out / SDIR / "page-0005.html", out / SDIR / "latest.html", out / SDIR / "index.html"]
         pollers = [threading.Thread(target=poll, args=(p,), daemon=True) for p in pages]
         for t in pollers:
@@ -193,13 +193,12 @@ def test_watch_command_survives_delete_and_rotation_and_stops_on_sigterm(home, t
 
 
 def test_stop_requested_during_catch_up_leaves_no_partial_state(home, tmp_path):
-    """A stop asked for before or during the first build ends it between sessions: follow()
+    """A stop asked for before or during the first build ends it between sessions: run()
     returns without watching, nothing half written, no state saved (the next run redoes it)."""
     out = tmp_path / "site"
-    stop = threading.Event()
-    stop.set()
-    builds = []
-    follow(home, out, Options(page_size=5), stop_event=stop, on_build=builds.append)
-    assert builds == []
+    follower = Recorder(home, out, Options(page_size=5))
+    follower.stop.set()
+    follower.run()
+    assert follower.builds == 0
     assert not (out / ".ccreport" / "state.json").exists()
     assert [p for p in out.rglob("*.tmp")] == []

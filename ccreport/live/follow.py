@@ -1,0 +1,230 @@
+"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
+
+``Follower.run`` makes the site current once, then waits on watchfiles (inotify on Linux) for
+changes under ``home/projects`` and runs the incremental build (build.py, state.py) with the state
+kept in memory. Because that build only stats unchanged transcripts and resumes grown ones at their
+last page, an append costs about the bytes appended plus one or two pages, whatever the session's
+size. ``ccreport watch`` runs one and prints (watch.py); ``serve --watch`` runs one that tells the
+open pages (events.Live).
+
+What it relies on from the lower stages: the reader holds back a line without its newline (a
+transcript mid-write is shown up to its last complete line and re-read from there next time),
+and every page is written atomically (fs.py), so a browser or ``serve`` never sees a partial
+page. A transcript deleted or replaced while watched is just another change: its pages are pruned
+or rebuilt by the same build.
+
+What keeps append → visible short under ``serve --watch`` (benchmarks/live.py prints the stages):
+* a render cache (rendercache.py): the last page is re-rendered from its first line on every
+  append, but only the new or changed messages are rendered again;
+* a page is pushed the moment it is written (RenderCache.on_page), before the rest of its
+  session and the indexes, with its fragment (only the changed messages) in the event;
+* pages a browser loads are noted (Live.viewed) and their transcripts rendered into the cache
+  while idle, so the first append after opening a page is not a cold render either.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+import watchfiles
+
+from ccreport.live.events import Live
+from ccreport.live.rendercache import RenderCache
+from ccreport.layout import parse_page
+from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
+from ccreport.site.state import State
+from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
+
+# watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
+# the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page
+# latency low; an append of many lines in a row still becomes a single build.
+STEP_MS = 10
+DEBOUNCE_MS = 100
+# A person is looking at the page (serve --watch): shorter still (watchfiles yields once no event
+# came for this long: 2 ms → ~3.5 ms after the write, 5 ms → ~8 ms, measured); the debounce still
+# lands a long burst of lines in one update.
+LIVE_STEP_MS = 2
+LIVE_DEBOUNCE_MS = 25
+PUSH_YIELD_S = 0.002  # after pushing a page, the follower pauses this long (see _session_done)
+WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page render; appends wait behind it)
+
+
+class Follower:
+    """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
+    each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
+    (the render cache, early pushes and warming above are for them; ``log`` gets each failure too);
+    ``ccreport watch`` overrides them to print (watch.py)."""
+
+    def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
+                 log: Callable[[str], None] | None = None):
+        self.home, self.out, self.opts, self.live, self.log = home, out, opts, live, log
+        self.stop = threading.Event()
+        self.ready = threading.Event()  # set once the watcher is in place: changes after that are never missed
+        self.cache = RenderCache() if live is not None else None
+        if self.cache is not None:
+            self.cache.on_page = self._page_written
+        self.state: State | None = None
+        self.catalog: Catalog | None = None
+        self._given: set[str] = set()  # paths of the update in hand already pushed
+        self._started = 0.0
+
+    # --- what it tells ---------------------------------------------------------------------------
+    def built(self, res: BuildResult) -> None:
+        """Every build's result, the catch-up run's included."""
+
+    def changed(self, paths: list[str], stamps: dict | None) -> bool:
+        """The files an update wrote or deleted (not pushed already); ``stamps``: its stage times.
+        True when an open page was told."""
+        if self.live is None:
+            return False
+        return self.live.changed(paths, stamps, self.cache.take_fragments())
+
+    def failed(self, message: str) -> None:
+        """One update failed: the watch goes on, the last good pages stay."""
+        if self.log is not None:
+            self.log(f"rebuild failed: {message}")
+        if self.live is not None:
+            self.live.failed(message)
+
+    # --- the loop --------------------------------------------------------------------------------
+    def run(self) -> None:
+        """Catch up, then update on every change. Raises HomeError when the home cannot be used at the start."""
+        self.state = State.load(self.out)
+        self.catalog = discover(self.home)
+        try:
+            first = build(self.home, self.out, self.opts,
+                          follow=Follow(state=self.state, catalog=self.catalog, stop=self.stop))
+        except Interrupted:
+            return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
+        self._report(first)
+        step, debounce = (LIVE_STEP_MS, LIVE_DEBOUNCE_MS) if self.live is not None else (STEP_MS, DEBOUNCE_MS)
+        for changes in watchfiles.watch(self.home / "projects", watch_filter=_outside(self.out), step=step,
+                                        debounce=debounce, stop_event=self.stop, rust_timeout=200,
+                                        yield_on_timeout=True, raise_interrupt=False):
+            self.ready.set()  # the first yield (a change or a timeout) means the watcher is running
+            if self.stop.is_set():
+                break
+            warm = None
+            if not changes:  # idle: warm the cache for the pages opened since
+                if self.live is not None:
+                    warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
+                if not warm:
+                    continue
+            self._update(changes, warm)
+
+    def _update(self, changes, warm: dict | None) -> None:
+        self._given = set()
+        self._started = time.time()
+        try:
+            if warm:
+                names = {pdir for pdir, _ in warm}
+            else:
+                names = _projects_of(changes, self.home / "projects")
+                self.catalog = discover(self.home) if names is None else rescan(self.catalog, names)
+            # Updates touch a session or two: worker processes would cost more than they save.
+            res = build(self.home, self.out, replace(self.opts, jobs=1), follow=Follow(
+                state=self.state, catalog=self.catalog, only_projects=names, render_cache=self.cache, warm=warm,
+                on_session=self._session_done if self.live is not None else None))
+        except HomeError as exc:
+            self.failed(str(exc))
+            return
+        except OSError as exc:
+            self.failed(f"cannot update the site in {self.out}: {exc.strerror or exc}")
+            self.state = State.load(self.out)  # what is on disk is the truth again
+            return
+        self._report(res)
+
+    def _page_written(self, path: str) -> None:
+        self._session_done([path], {"start": self._started, "sessions": time.time()})
+
+    def _session_done(self, paths: list[str], stamps: dict) -> None:
+        """A session's pages (or one page) are out before the indexes are rebuilt: push them now."""
+        paths = [p for p in paths if p not in self._given]
+        if not paths:
+            return
+        self._given.update(paths)
+        if self.changed(paths, stamps):
+            # Let the event-stream threads take the GIL and send it before this thread goes on
+            # with the indexes; otherwise the event waits for a switch (≈ 5 ms, or more).
+            time.sleep(PUSH_YIELD_S)
+
+    def _report(self, res: BuildResult) -> None:
+        self.built(res)
+        given = self._given
+        changed = [p for p in list(res.written) + list(res.deleted) if not given or str(p) not in given]
+        if changed:
+            self.changed(changed, res.stamps)
+
+
+def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
+    """A watch filter that ignores the output folder (it may live inside the home) and the
+    temporary files of atomic writes."""
+    site = str(out.resolve())
+
+    def keep(change: watchfiles.Change, path: str) -> bool:
+        if path == site or path.startswith(site + os.sep):
+            return False
+        return not os.path.basename(path).endswith(".tmp")
+
+    return keep
+
+
+def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | None = None,
+             limit: int = WARM_PER_TURN) -> dict:
+    """Site pages → {(project, session): {transcript ids}} of those known to the catalog, not in
+    the cache yet and (with ``state``) showing their transcript's last page: an earlier page never
+    changes, so reading it needs no warm cache."""
+    out: dict = {}
+    n = 0
+    by_name = {p.dir_name: p for p in catalog.projects}
+    for page in pages or ():
+        parsed = parse_page(page)
+        project = by_name.get(parsed[0]) if parsed is not None else None
+        s = project.sessions.get(parsed[1]) if project is not None else None
+        if s is None:
+            continue
+        pdir, _, tid, no = parsed
+        t = next((t for t in s.transcripts if t.id == tid), None)
+        if t is None or render_cache.has((pdir, s.id, t.id)):
+            continue
+        if state is not None:
+            old = state.sessions.get((pdir, s.id))
+            saved = old.transcripts.get(t.id) if old is not None else None
+            if saved is None or not saved.pages or no != saved.last_page:
+                continue
+        out.setdefault((pdir, s.id), set()).add(t.id)
+        n += 1
+        if n >= limit:
+            break
+    return out
+
+
+def _projects_of(changes, projects: Path) -> set[str] | None:
+    """The project folders the changed paths lie in (None: something above them changed)."""
+    names = set()
+    roots = {str(projects) + os.sep, str(projects.resolve()) + os.sep, os.path.abspath(projects) + os.sep}
+    for _, path in changes:
+        root = next((r for r in roots if path.startswith(r)), None)
+        if root is None:
+            return None
+        names.add(path[len(root):].split(os.sep, 1)[0])
+    return names
+
+
+def rescan(catalog: Catalog, names: set[str]) -> Catalog:
+    """The catalog with the projects ``names`` listed again (added, changed or gone)."""
+    root = catalog.home / "projects"
+    by_name = {p.dir_name: p for p in catalog.projects}
+    problems: list[str] = []
+    inside = _Inside(root)
+    for name in names:
+        by_name.pop(name, None)
+        project = load_project(inside, name, problems)
+        if project is not None:
+            by_name[name] = project
+    return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)

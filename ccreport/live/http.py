@@ -1,0 +1,248 @@
+"""The HTTP side of ``ccreport serve``: static files from the site, the transcript API, live events.
+
+* Static files come only from inside the site folder: the URL is decoded once, any ``..``
+  segment, backslash, NUL or absolute form is refused, and the resolved file (symlinks followed)
+  must still be inside the folder. Every refusal is a plain 404, so nothing is learnt by probing.
+* ``/api/…`` is the read-only transcript API (api.py), answered from the home, not the site.
+* ``/__live`` says whether this server is live (live.js asks it; a plain static server answers 404,
+  and file:// pages never ask), ``/__events`` is the Server-Sent-Events stream of changed URLs and
+  ``/__fragment?url=<page>&v=<version>`` a page's changed messages held for live.js (events.py).
+* No request hangs: sockets time out, the event stream sends a heartbeat and ends on shutdown.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import queue
+import shutil
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from ccreport.live import api
+from ccreport.live.events import Live
+from ccreport.model.pages import DEFAULT_PAGE_SIZE
+
+HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
+SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
+
+
+# --- which file a URL names -----------------------------------------------------------------------
+def resolve_static(root: Path, url_path: str) -> Path | None:
+    """The file inside ``root`` that ``url_path`` names, or None (→ 404)."""
+    try:
+        rel = unquote(url_path, errors="strict") if "%" in url_path else url_path
+    except UnicodeDecodeError:
+        return None
+    if "\x00" in rel or "\\" in rel:
+        return None
+    rel = rel[1:] if rel.startswith("/") else rel
+    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
+    if rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
+        return None
+    parts = rel.split("/")
+    if any(p in ("..", ".") for p in parts):
+        return None
+    base = root.resolve()
+    candidate = base.joinpath(*[p for p in parts if p])
+    try:
+        real = candidate.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if not real.is_relative_to(base):
+        return None  # a symlink out of the site
+    if real.is_dir():
+        real = real / "index.html"
+        if not real.is_file() or not real.resolve().is_relative_to(base):
+            return None
+    return real if real.is_file() else None
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False  # a port that is in use must say so, not be shared
+
+    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int = DEFAULT_PAGE_SIZE,
+                 quiet: bool = True):
+        self.site = site.resolve()
+        self.home = home
+        self.live = live
+        self.page_size = page_size
+        self.quiet = quiet
+        self.stopping = threading.Event()
+        self.catalogs = api.CatalogCache()
+        super().__init__(addr, Handler)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: SiteServer
+    timeout = SOCKET_TIMEOUT_S
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, a keep-alive client's delayed ACK
+    # stalls every response by ~40 ms.
+    disable_nagle_algorithm = True
+    # Buffered: headers and a small body leave in one send (handle_one_request flushes after each
+    # request; the event stream flushes each event itself). Unbuffered, the body followed as a
+    # second packet, a few ms later when the follower thread held the GIL.
+    wbufsize = 64 * 1024
+
+    def version_string(self):
+        return "ccreport"
+
+    def handle(self):
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            # A keep-alive client that went away (a closed tab resets its idle connections):
+            # nothing to answer, and not an error worth a traceback on the console.
+            self.close_connection = True
+
+    def log_message(self, fmt, *args):  # noqa: D401 - quiet unless asked
+        if not self.server.quiet:
+            sys.stderr.write("ccreport serve: " + (fmt % args) + "\n")
+
+    def do_HEAD(self):
+        self._dispatch(head=True)
+
+    def do_GET(self):
+        self._dispatch(head=False)
+
+    def _dispatch(self, head: bool):
+        try:
+            parts = urlsplit(self.path)
+            path = parts.path or "/"
+            if path == "/__live":
+                live = self.server.live
+                return self._json(200, {"live": live is not None, "error": live.error if live else None}, head)
+            if path == "/__events":
+                return self._events(head)
+            if path == "/__fragment":
+                return self._fragment(parts.query, head)
+            if path == "/api" or path.startswith("/api/"):
+                if self.server.home is None:
+                    return self._json(404, {"error": "no Claude home: the API is off", "status": 404}, head)
+                status, body = api.handle(self.server.home, path, parts.query, self.server.page_size,
+                                          self.server.catalogs)
+                return self._json(status, body, head)
+            return self._static(path, head)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+        except Exception as exc:  # one bad request must never take the server down
+            try:
+                self._json(500, {"error": f"internal error: {exc!r}", "status": 500}, head)
+            except OSError:
+                self.close_connection = True
+
+    # --- answers -------------------------------------------------------------------------------
+    def _send(self, status: int, ctype: str, length: int, cache: str):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", cache)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.end_headers()
+
+    def _reply(self, status: int, ctype: str, raw: bytes, head: bool):
+        self._send(status, ctype, len(raw), "no-store")
+        if not head:
+            self.wfile.write(raw)
+
+    def _json(self, status: int, body: dict, head: bool):
+        raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self._reply(status, "application/json; charset=utf-8", raw, head)
+
+    def _not_found(self, head: bool):
+        raw = b"<!doctype html><title>Not found</title><p>Not found.</p>\n"
+        self._reply(404, "text/html; charset=utf-8", raw, head)
+
+    def _static(self, path: str, head: bool):
+        f = resolve_static(self.server.site, path)
+        if f is None:
+            return self._not_found(head)
+        ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
+            ctype += "; charset=utf-8"
+        # Pages change under a live server; hashed assets and blobs never change under their name.
+        rel_parts = f.relative_to(self.server.site).parts
+        top = rel_parts[0]
+        if self.server.live is not None and top == "p" and f.name.startswith("page-") and not head:
+            self.server.live.viewed("/".join(rel_parts))
+        immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
+        cache = "public, max-age=31536000, immutable" if immutable else "no-store"
+        try:
+            fh = open(f, "rb")
+        except OSError:
+            return self._not_found(head)
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            self._send(200, ctype, size, cache)
+            if not head:
+                shutil.copyfileobj(fh, self.wfile, 64 * 1024)
+
+    def _fragment(self, query: str, head: bool):
+        live = self.server.live
+        try:
+            q = parse_qs(query, max_num_fields=4)
+        except ValueError:  # more fields than a fragment request has
+            return self._not_found(head)
+        url, v = q.get("url", [""])[0], q.get("v", [""])[0]
+        # Validated like a static path: it must name a page file inside the site (nothing is read
+        # from disk here, but an unknown or outside name gets the same plain 404).
+        if live is None or not v.isdigit() or len(v) > 18 or not url.endswith(".html") or len(url) > 4096:
+            return self._not_found(head)
+        f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
+        raw = live.fragment(url, int(v)) if f is not None and f.relative_to(self.server.site).as_posix() == url else None
+        if raw is None:
+            return self._not_found(head)
+        self._reply(200, "text/html; charset=utf-8", raw, head)
+
+    def _events(self, head: bool):
+        live = self.server.live
+        if live is None:
+            return self._json(404, {"error": "not a live server (start it with --watch)", "status": 404}, head)
+        q = live.subscribe()
+        if q is None:
+            return self._json(503, {"error": "too many open event streams", "status": 503}, head)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Accel-Buffering", "no")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            if head:
+                return
+            # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
+            hello = {"urls": [], "error": live.error, "version": live.version, "hello": True}
+            self._write_event("change", hello, retry=1000)
+            last = time.monotonic()
+            while not self.server.stopping.is_set():
+                try:
+                    event, data = q.get(timeout=1.0)
+                except queue.Empty:
+                    if time.monotonic() - last >= HEARTBEAT_S:
+                        self.wfile.write(b": ping\n\n")
+                        self.wfile.flush()
+                        last = time.monotonic()
+                    continue
+                if event is None:
+                    break
+                self._write_event(event, data)
+                last = time.monotonic()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+            pass
+        finally:
+            live.unsubscribe(q)
+
+    def _write_event(self, event: str, data: dict, retry: int | None = None):
+        msg = (f"retry: {retry}\n" if retry else "") + f"event: {event}\ndata: {json.dumps(data)}\n\n"
+        self.wfile.write(msg.encode("utf-8"))
+        self.wfile.flush()
