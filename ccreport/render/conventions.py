@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 
-from ccreport.render.markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
+from ccreport.model.text import json_text, to_text
+from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
 
 _TAG = r"<{0}>(.*?)</{0}>"
 

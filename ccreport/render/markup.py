@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import contextvars
 import os
-import json as _json
 import re
 from contextlib import contextmanager
 from functools import lru_cache
 
-import orjson
 from markdown_it import MarkdownIt
 from pygments import highlight as _pyg_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from ccreport.model.text import to_text
 from ccreport.render import fastmd
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
 
@@ -54,56 +53,6 @@ def human_size(n: int) -> str:
             return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
-
-
-def to_text(value) -> str:
-    """Any parsed JSON value as text: lists and objects as JSON (str() of a 900-level list recurses
-    past Python's limit)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, dict)):
-        return json_text(value)
-    return str(value)
-
-
-class _Tok(str):
-    """Literal JSON punctuation on json_text's stack (a value is never a _Tok)."""
-
-
-def json_text(obj, indent: bool = False) -> str:
-    """JSON text of any parsed value at any depth. orjson stops at 254 levels and at integers past
-    64 bits; this falls back to an explicit stack (compact), never to recursion."""
-    try:
-        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        pass
-    out: list[str] = []
-    stack: list = [obj]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, _Tok):
-            out.append(x)
-        elif isinstance(x, dict):
-            out.append("{")
-            stack.append(_Tok("}"))
-            items = list(x.items())
-            for i in range(len(items) - 1, -1, -1):
-                k, v = items[i]
-                stack.append(v)
-                stack.append(_Tok(("" if i == 0 else ", ") + _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False) + ": "))
-        elif isinstance(x, (list, tuple)):
-            out.append("[")
-            stack.append(_Tok("]"))
-            for i in range(len(x) - 1, -1, -1):
-                stack.append(x[i])
-                if i:
-                    stack.append(_Tok(", "))
-        else:
-            try:
-                out.append(_json.dumps(x, ensure_ascii=False))
-            except (TypeError, ValueError):
-                out.append(_json.dumps(str(x), ensure_ascii=False))
-    return "".join(out)
 
 
 # --- markdown ---------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from datetime import datetime
 from ccreport.render import conventions
 from ccreport.render import tools
 from ccreport.render.blobs import BlobStore
-from ccreport.render.markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
+from ccreport.model.text import json_text, to_text
+from ccreport.render.markup import esc, highlight, human_size, markdown, pre, safe_link
 from ccreport.model.messages import Message, ToolResult
 
 JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest

@@ -17,7 +17,8 @@ import re
 import orjson
 
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
-from ccreport.render.markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, in_browser, lexer_for, markdown, pre, source_fold, to_text
+from ccreport.model.text import to_text
+from ccreport.render.markup import FOLD_LINES, HIGHLIGHT_MAX, cut, esc, highlight, human_size, in_browser, lexer_for, markdown, pre, source_fold
 
 SUMMARY_MAX = 160
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
