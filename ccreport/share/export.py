@@ -21,7 +21,6 @@ from ccreport.share.redact import Redactor
 
 # Messages held at once while streaming a transcript (results pair with calls within a chunk).
 CHUNK_MESSAGES = 400
-AGENT_MODES = ("inline", "link", "none")
 
 
 class ExportError(Exception):
