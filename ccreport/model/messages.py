@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccreport.source.jsonl import Entry
-from ccreport.render.markup import to_text
+from ccreport.model.text import to_text
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 # Lines that carry no conversation of their own: shown as small folded notes, never dropped.

@@ -9,9 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import os
-import threading
 from pathlib import Path
+
+from ccreport.fs import atomic_write
 
 EXT = {
     "image/png": "png",
@@ -45,10 +45,7 @@ class BlobStore:
             self._known.add(name)
             path = self.dir / name
             if not path.exists():
-                self.dir.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
-                tmp.write_bytes(raw)
-                os.replace(tmp, path)
+                atomic_write(path, raw)
                 if self.written is not None:
                     self.written.append(path)
         return f"blobs/{name}"

@@ -58,6 +58,33 @@ _BY_NAME = {"dockerfile": "docker", "makefile": "makefile", "gnumakefile": "make
             "cmakelists.txt": "cmake", ".bashrc": "bash", ".zshrc": "bash", ".profile": "bash",
             ".gitconfig": "ini", ".editorconfig": "ini", "nginx.conf": "nginx"}
 _EXT = re.compile(r"\.([A-Za-z0-9_+-]{1,12})$")
+# pygments (the export's colours, made at build time) reads a few extensions differently from
+# Prism: the markup family by its own lexers, and these by its own guess from the file name (which
+# is not always the Prism language: .pl is Prolog to it, .fs Forth).
+_PYGMENTS = {"html": "html", "htm": "html", "svelte": "html", "xml": "xml", "svg": "xml", "vue": "vue"}
+_PYGMENTS_GUESSES = frozenset({"mts", "cts", "json5", "ipynb", "mdx", "mm", "conf", "env", "gql", "pl", "pm", "cljs", "fs"})
+# The Markdown export names the language of a fence for these extensions only.
+_FENCED = frozenset({"py", "js", "ts", "tsx", "jsx", "rs", "go", "sh", "md", "json", "yml", "yaml", "toml", "html",
+                     "css", "rb", "java", "c", "h", "cpp", "sql"})
+
+
+def extension(name: str | None) -> str:
+    """The lower-case extension of a file name or path, without its dot ("" when it has none)."""
+    m = _EXT.search(name or "")
+    return m.group(1).lower() if m else ""
+
+
+def lexer_name(ext: str) -> str | None:
+    """The pygments lexer name for an extension; None: pygments guesses from the file name."""
+    if ext in _PYGMENTS_GUESSES:
+        return None
+    return _PYGMENTS.get(ext) or _BY_EXT.get(ext)
+
+
+def fence_language(path: str) -> str:
+    """The language a Markdown export names on a fence holding this file ("" when none)."""
+    ext = extension(path)
+    return lexer_name(ext) if ext in _FENCED else ""
 
 
 def prism_for_name(lang: str | None) -> str | None:
@@ -78,5 +105,4 @@ def prism_language(filename: str | None) -> str | None:
         return _BY_NAME[base]
     if base.startswith("dockerfile"):
         return "docker"
-    m = _EXT.search(base)
-    return _BY_EXT.get(m.group(1)) if m else None
+    return _BY_EXT.get(extension(base))

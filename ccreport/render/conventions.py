@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 
-
-from ccreport.render.markup import cut, esc, human_size, json_text, markdown, pre, source_fold, to_text
+from ccreport.model.text import json_text, to_text
+from ccreport.render.blocks import fmt_time, json_block, kv_table
+from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
 
 _TAG = r"<{0}>(.*?)</{0}>"
 
 
-def _tag(name: str, text: str) -> str | None:
+def tag_text(name: str, text: str) -> str | None:
+    """What the first <name>…</name> in text holds (None when there is none)."""
     m = re.search(_TAG.format(re.escape(name)), text, re.S)
     return m.group(1) if m else None
 
@@ -49,48 +51,68 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     A convention whose view drops the tags around its content (a command chip, terminal output,
     a status card, …) is followed by its original text, folded (source_fold): nothing is lost.
     """
-    s = text.strip()
-    def src() -> str:
-        return source_fold(text)
-
     if entry.get("isCompactSummary"):
         return (_folded("Summary of the earlier conversation (compaction)", f'<div class="md">{markdown(text)}</div>',
                         "compact-summary"), "user compact", "Compaction summary")
+    s = text.strip()
+    shown = _tagged_text(s, text) or _injected_text(s, text, entry)
+    if shown is not None:
+        return shown
+    rest, reminders = _reminders(text, source=False)
+    if not reminders:
+        # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
+        return f'<div class="prompt">{_capped(rest)}</div>', None, None
+    if not rest.strip():
+        return _into_last_fold(reminders, source_fold(text)), "user injected", "Injected"
+    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{source_fold(text)}', None, None
+
+
+def _tagged_text(s: str, text: str) -> tuple[str, str, str] | None:
+    """A caveat, a slash command or its output, bash mode, a task notification (None: none of them)."""
     if s.startswith("<local-command-caveat>") or s.startswith("Caveat: The messages below"):
-        body = _tag("local-command-caveat", s)
+        body = tag_text("local-command-caveat", s)
         if body is None:
             return _folded("Caveat (injected by Claude Code)", pre(s)), "user injected", "Injected"
         # Already folded: the source goes inside the fold, not as a second line under it.
-        return _folded("Caveat (injected by Claude Code)", pre(body, source=False) + src()), "user injected", "Injected"
-    name = _tag("command-name", s)
+        return (_folded("Caveat (injected by Claude Code)", pre(body, source=False) + source_fold(text)),
+                "user injected", "Injected")
+    name = tag_text("command-name", s)
     if name is not None and ("<command-message>" in s or s.startswith("<command-name>")):
-        args = _tag("command-args", s) or ""
-        msg = _tag("command-message", s) or ""
+        args = tag_text("command-args", s) or ""
+        msg = tag_text("command-message", s) or ""
         html = (f'<p><span class="cmd">{_capped(name.strip())}</span> <span class="cmd-args">{_capped(args.strip())}</span></p>'
                 + (f'<p class="dim">{_capped(msg.strip())}</p>' if msg.strip() and msg.strip() != name.strip().lstrip("/") else ""))
-        return html + src(), "user command", "Command"
-    out = _tag("local-command-stdout", s)
-    err = _tag("local-command-stderr", s)
+        return html + source_fold(text), "user command", "Command"
+    out, err = tag_text("local-command-stdout", s), tag_text("local-command-stderr", s)
     if out is not None or err is not None:
-        html = ""
-        if out is not None:
-            html += pre(out, cls="term", source=False)
-        if err is not None:
-            html += pre(err, cls="term err", source=False)
-        return html + src(), "user cmdout", "Command output"
-    bash_in = _tag("bash-input", s)
+        html = ((pre(out, cls="term", source=False) if out is not None else "")
+                + (pre(err, cls="term err", source=False) if err is not None else ""))
+        return html + source_fold(text), "user cmdout", "Command output"
+    bash_in = tag_text("bash-input", s)
     if bash_in is not None:
-        return f'<pre class="term"><span class="prompt-sign">$ </span>{_capped(bash_in)}</pre>' + src(), "user bash", "Bash mode"
-    bo, be = _tag("bash-stdout", s), _tag("bash-stderr", s)
+        return (f'<pre class="term"><span class="prompt-sign">$ </span>{_capped(bash_in)}</pre>' + source_fold(text),
+                "user bash", "Bash mode")
+    bo, be = tag_text("bash-stdout", s), tag_text("bash-stderr", s)
     if bo is not None or be is not None:
         html = (pre(bo, cls="term", source=False) if bo else "") + (pre(be, cls="term err", source=False) if be else "")
-        return (html or '<p class="dim">(no output)</p>') + src(), "user bash", "Bash output"
+        return (html or '<p class="dim">(no output)</p>') + source_fold(text), "user bash", "Bash output"
     if s.startswith("<task-notification>"):
-        fields = {k: _tag(k, s) for k in ("task-id", "tool-use-id", "output-file", "status", "summary")}
+        fields = {k: tag_text(k, s) for k in ("task-id", "tool-use-id", "output-file", "status", "summary")}
         status = (fields.get("status") or "").strip()
         rows = "".join(f"<dt>{esc(k)}</dt><dd>{_capped(v.strip())}</dd>" for k, v in fields.items() if v)
         return (f'<div class="card status-{esc(status)}"><p><b>Background task {esc(status or "update")}</b></p>'
-                f"<dl>{rows}</dl></div>" + src()), "user notify", "Task notification"
+                f"<dl>{rows}</dl></div>" + source_fold(text)), "user notify", "Task notification"
+    return None
+
+
+# Text an IDE or a hook put in the user's turn, by its tag: the label of its fold.
+_INJECTED_TAGS = (("ide_opened_file", "IDE: opened file"), ("ide_selection", "IDE: selection"),
+                  ("user-memory-input", "Memory input"), ("user-prompt-submit-hook", "Hook output (prompt submit)"),
+                  ("session-start-hook", "Hook output (session start)"))
+
+
+def _injected_text(s: str, text: str, entry: dict) -> tuple[str, str, str] | None:
+    """Hook output, an interruption marker, context Claude Code or an IDE added (None: none of them)."""
     hook = re.match(r"^(?:[A-Za-z]+(?::\S+)?) hook (?:additional context|success|error|blocking error)[^\n]*:", s)
     if hook:
         return _folded(hook.group(0).rstrip(":"), pre(s[hook.end():].strip())), "user injected", "Hook output"
@@ -99,21 +121,13 @@ def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]
     if entry.get("isMeta"):
         label = "Skill instructions" if s.startswith("Base directory for this skill") else "Injected context"
         return _folded(f"{label} (not typed by the user)", pre(text)), "user injected", "Injected"
-    for tag, label in (("ide_opened_file", "IDE: opened file"), ("ide_selection", "IDE: selection"),
-                       ("user-memory-input", "Memory input"), ("user-prompt-submit-hook", "Hook output (prompt submit)"),
-                       ("session-start-hook", "Hook output (session start)")):
+    for tag, label in _INJECTED_TAGS:
         if s.startswith(f"<{tag}>"):
-            inner = _tag(tag, s)
+            inner = tag_text(tag, s)
             if inner is None:
                 return _folded(label, pre(s)), "user injected", label
-            return _folded(label, pre(inner, source=False) + src()), "user injected", label
-    rest, reminders = _reminders(text, source=False)
-    if not reminders:
-        # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
-        return f'<div class="prompt">{_capped(rest)}</div>', None, None
-    if not rest.strip():
-        return _into_last_fold(reminders, src()), "user injected", "Injected"
-    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{src()}', None, None
+            return _folded(label, pre(inner, source=False) + source_fold(text)), "user injected", label
+    return None
 
 
 def system_note(m, ctx) -> str:
@@ -122,8 +136,6 @@ def system_note(m, ctx) -> str:
     content = e.get("content") if isinstance(e.get("content"), str) else ""
     level = e.get("level") if isinstance(e.get("level"), str) else ""
     anchor = f'id="L{m.line}"'
-    from ccreport.render.message import fmt_time, json_block
-
     when = fmt_time(m.timestamp)
     if sub == "compact_boundary":
         meta = e.get("compactMetadata") if isinstance(e.get("compactMetadata"), dict) else {}
@@ -168,6 +180,9 @@ def system_note(m, ctx) -> str:
 
 
 _PREVIEW = 400
+# Bookkeeping line types whose gist is one field of the line.
+_GIST_FIELD = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle", "agent-name": "agentName",
+               "last-prompt": "lastPrompt", "permission-mode": "permissionMode"}
 
 
 def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
@@ -175,26 +190,16 @@ def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
     # The group's own element carries the first line's anchor: an id appears once per page.
     rid = f' id="L{line}"' if anchor else ""
     t = obj.get("type", "?")
+    head = f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
     gist = ""
-    if t == "summary":
-        gist = obj.get("summary", "")
-    elif t == "ai-title":
-        gist = obj.get("aiTitle", "")
-    elif t == "custom-title":
-        gist = obj.get("customTitle", "")
-    elif t == "agent-name":
-        gist = obj.get("agentName", "")
-    elif t == "last-prompt":
-        gist = obj.get("lastPrompt", "")
-    elif t == "permission-mode":
-        gist = obj.get("permissionMode", "")
+    if isinstance(t, str) and t in _GIST_FIELD:
+        gist = obj.get(_GIST_FIELD[t], "")
     elif t == "queue-operation":
         content = obj.get("content") if isinstance(obj.get("content"), str) else ""
         if content.lstrip().startswith("<task-notification>"):
             # A background task's notification queued for the model: the same status card as in user text.
             card, _, _ = user_text(content, {}, ctx)
-            return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
-                    f'{esc(obj.get("operation", ""))} <span class="dim">({human_size(size)})</span>{card}</div>')
+            return f'{head}{esc(obj.get("operation", ""))} <span class="dim">({human_size(size)})</span>{card}</div>'
         gist = f'{obj.get("operation", "")} {content}'
     elif t == "pr-link":
         gist = f'PR #{obj.get("prNumber", "")} {obj.get("prUrl", "")}'
@@ -211,13 +216,11 @@ def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
         if isinstance(att.get("hookName"), str):
             # Hook output: say which hook ran (and how it ended) so it is not mistaken for a prompt.
             gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
-        body = _attachment_body(att)
-        return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
-                f'{esc(gist)} <span class="dim">({human_size(size)})</span>{body}</div>')
+        return f'{head}{esc(gist)} <span class="dim">({human_size(size)})</span>{_attachment_body(att)}</div>'
     gist = to_text(gist)
     full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")
-    return (f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> {esc(gist[:300])}'
+    return (f'{head}{esc(gist[:300])}'
             f'<details class="raw"><summary>raw ({human_size(size)})</summary><pre>{esc(shown)}</pre></details></div>')
 
 
@@ -284,7 +287,7 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
     original = text
     reminders = ""
     tagged = "<system-reminder>" in text or "<persisted-output>" in text
-    err = _tag("tool_use_error", text)
+    err = tag_text("tool_use_error", text)
     tagged = tagged or (err is not None and text.strip().startswith("<tool_use_error>"))
     inner = source and not tagged  # one source copy: of the whole text when tags went, else of ANSI runs
     src = source_fold(original) if source and tagged else ""
@@ -309,8 +312,6 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
 
 def _api_error_note(e: dict, anchor: str, when: str) -> str:
     """system/api_error: what failed and the retry plan in one line; the rest as a table, folded."""
-    from ccreport.render.tools import kv_table
-
     err = e.get("error") if isinstance(e.get("error"), dict) else {}
     inner = err.get("error") if isinstance(err.get("error"), dict) else {}
     if isinstance(inner.get("error"), dict):  # {"type":"error","error":{…}} nests once more

@@ -91,25 +91,23 @@ def _quiet_render(text: str) -> str:
 _ALIGN = re.compile(r' style="text-align:\s*(left|center|right);?"')
 
 
+def _checked(html: str, pattern: re.Pattern, validate, allowed, refused) -> str:
+    """Every match of pattern (its first group the target URL) as allowed(*groups) when the target
+    passes validate, else as refused(*groups)."""
+    return pattern.sub(lambda m: (allowed if validate(unescape(m.group(1))) else refused)(*m.groups()), html)
+
+
 def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool]) -> str:
     """HTML for ``text``; raises Unrenderable when the Rust renderer fails on it."""
     html = _quiet_render(text)
     if "<a href=" in html:
-        def link(m: re.Match) -> str:
-            href, title, inner = m.group(1), m.group(2), m.group(3)
-            if validate(unescape(href)):
-                return f'<a href="{href}"{title} rel="noreferrer">{inner}</a>'
-            return f"[{inner}]({href}{_source_title(title)})"
-
-        html = _LINK.sub(link, html)
+        html = _checked(html, _LINK, validate,
+                        lambda href, title, inner: f'<a href="{href}"{title} rel="noreferrer">{inner}</a>',
+                        lambda href, title, inner: f"[{inner}]({href}{_source_title(title)})")
     if "<img " in html:
-        def image(m: re.Match) -> str:
-            src, alt, title = m.group(1), m.group(2), m.group(3)
-            if validate(unescape(src)):
-                return f'<a class="ext-img" href="{src}" rel="noreferrer">[image: {alt or src}]</a>'
-            return f"![{alt}]({src}{_source_title(title)})"
-
-        html = _IMAGE.sub(image, html)
+        html = _checked(html, _IMAGE, validate,
+                        lambda src, alt, title: f'<a class="ext-img" href="{src}" rel="noreferrer">[image: {alt or src}]</a>',
+                        lambda src, alt, title: f"![{alt}]({src}{_source_title(title)})")
     if ' style="text-align:' in html:
         # Aligned table columns: the CSP forbids style attributes, so the alignment becomes the
         # same class markup.py gives it (al-left / al-center / al-right in style.css).

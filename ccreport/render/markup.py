@@ -10,23 +10,25 @@ from __future__ import annotations
 
 import contextvars
 import os
-import json as _json
 import re
 from contextlib import contextmanager
 from functools import lru_cache
 
-import orjson
 from markdown_it import MarkdownIt
 from pygments import highlight as _pyg_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
+from ccreport.model.text import to_text
 from ccreport.render import fastmd
-from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_for_name, prism_language
+from ccreport.render.codelang import BROWSER_COLOUR_MAX, extension, lexer_name, prism_for_name, prism_language
 
 # Past these sizes the cost of a pretty rendering outweighs its use: plain escaped text instead.
 HIGHLIGHT_MAX = 60_000
+# File contents (Read/Write) are the bulk of highlighting work (pygments' Python lexer runs at
+# ~200 KB/s): past this size they keep their line numbers but are not coloured.
+CODE_HIGHLIGHT_MAX = min(HIGHLIGHT_MAX, 4_000)
 MARKDOWN_MAX = 200_000
 # Long text is folded: the head shows, the rest sits in a <details> that states its full size.
 FOLD_LINES = 40
@@ -54,56 +56,6 @@ def human_size(n: int) -> str:
             return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
-
-
-def to_text(value) -> str:
-    """Any parsed JSON value as text: lists and objects as JSON (str() of a 900-level list recurses
-    past Python's limit)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (list, dict)):
-        return json_text(value)
-    return str(value)
-
-
-class _Tok(str):
-    """Literal JSON punctuation on json_text's stack (a value is never a _Tok)."""
-
-
-def json_text(obj, indent: bool = False) -> str:
-    """JSON text of any parsed value at any depth. orjson stops at 254 levels and at integers past
-    64 bits; this falls back to an explicit stack (compact), never to recursion."""
-    try:
-        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        pass
-    out: list[str] = []
-    stack: list = [obj]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, _Tok):
-            out.append(x)
-        elif isinstance(x, dict):
-            out.append("{")
-            stack.append(_Tok("}"))
-            items = list(x.items())
-            for i in range(len(items) - 1, -1, -1):
-                k, v = items[i]
-                stack.append(v)
-                stack.append(_Tok(("" if i == 0 else ", ") + _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False) + ": "))
-        elif isinstance(x, (list, tuple)):
-            out.append("[")
-            stack.append(_Tok("]"))
-            for i in range(len(x) - 1, -1, -1):
-                stack.append(x[i])
-                if i:
-                    stack.append(_Tok(", "))
-        else:
-            try:
-                out.append(_json.dumps(x, ensure_ascii=False))
-            except (TypeError, ValueError):
-                out.append(_json.dumps(str(x), ensure_ascii=False))
-    return "".join(out)
 
 
 # --- markdown ---------------------------------------------------------------------------------
@@ -146,11 +98,11 @@ def _render_cell_open(self, tokens, idx, options, env):
     return self.renderToken(tokens, idx, options, env)
 
 
-def _fence_highlight(code: str, lang: str, _attrs) -> str:
+def _code_block(code: str, lang: str | None, _attrs=None) -> str:
     return highlight(code, lang=lang or None, wrap=False)
 
 
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence_highlight})
+_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
 _md.enable(["table", "strikethrough"])
 _md.validateLink = _validate_link
 _md.add_render_rule("image", _render_image)
@@ -163,10 +115,6 @@ _md.add_render_rule("td_open", _render_cell_open)
 # under the same rules ~20× faster and is used when its wheel is installed.
 # CCREPORT_MARKDOWN=py forces markdown-it-py (to compare the two, or to rule the port out).
 _use_fast = fastmd.available() and os.environ.get("CCREPORT_MARKDOWN", "").lower() != "py"
-
-
-def _code_block(code: str, lang: str | None) -> str:
-    return highlight(code, lang=lang or None, wrap=False)
 
 
 def markdown(text: str) -> str:
@@ -192,29 +140,17 @@ def _lexer_by_name(name: str):
         return None
 
 
-# The extensions met most in transcripts, straight to their lexer's name: pygments' own
-# filename lookup imports every lexer module on first use (about a second per process).
-_COMMON_EXT = {
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "jsx", ".ts": "typescript", ".tsx": "tsx", ".json": "json", ".md": "markdown",
-    ".sh": "bash", ".bash": "bash", ".zsh": "zsh", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml",
-    ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".rs": "rust", ".go": "go",
-    ".java": "java", ".kt": "kotlin", ".c": "c", ".h": "c", ".cpp": "cpp", ".cc": "cpp", ".hpp": "cpp",
-    ".rb": "ruby", ".php": "php", ".sql": "sql", ".swift": "swift", ".cs": "csharp", ".lua": "lua",
-    ".xml": "xml", ".ini": "ini", ".cfg": "ini", ".txt": "text", ".diff": "diff", ".patch": "diff",
-    ".dockerfile": "docker", ".vue": "vue", ".svelte": "html", ".r": "r", ".scala": "scala",
-}
-
-
 @lru_cache(maxsize=512)
 def _lexer_by_ext(ext: str):
-    name = _COMMON_EXT.get(ext)
+    # By name where codelang knows the extension: pygments' own filename lookup imports every
+    # lexer module on first use (about a second per process).
+    name = lexer_name(ext)
     if name is not None:
         lx = _lexer_by_name(name)
         if lx is not None:
             return lx
     try:
-        return get_lexer_for_filename("x" + ext, stripnl=False, ensurenl=False)
+        return get_lexer_for_filename("x." + ext, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
 
@@ -224,11 +160,8 @@ def lexer_for(lang: str | None = None, filename: str | None = None):
         lx = _lexer_by_name(lang.lower().strip()[:40])
         if lx is not None:
             return lx
-    if filename:
-        m = re.search(r"(\.[A-Za-z0-9_+-]{1,12})$", filename)
-        if m:
-            return _lexer_by_ext(m.group(1).lower())
-    return None
+    ext = extension(filename)
+    return _lexer_by_ext(ext) if ext else None
 
 
 # The site colours code in the browser (assets/code.js, Prism): pygments on every code block was
@@ -260,11 +193,18 @@ def highlight(code: str, lang: str | None = None, filename: str | None = None, w
                  if len(code) <= BROWSER_COLOUR_MAX else None)
         attr = f' data-lang="{plang}"' if plang else ""
         return f'<pre class="code hl"{attr}>{esc(code)}</pre>' if wrap else f'<pre class="code hl"{attr}><code>{esc(code)}</code></pre>'
-    lx = lexer_for(lang, filename) if len(code) <= HIGHLIGHT_MAX else None
-    body = _pyg_highlight(code, lx, _formatter) if lx is not None else esc(code)
-    if body.endswith("\n") and not code.endswith("\n"):
-        body = body[:-1]
+    body = _coloured(code, lexer_for(lang, filename) if len(code) <= HIGHLIGHT_MAX else None)
     return f'<pre class="code hl">{body}</pre>' if wrap else f'<pre class="code hl"><code>{body}</code></pre>'
+
+
+def highlight_lines(text: str, filename: str | None) -> list[str]:
+    """One balanced HTML string per source line (pygments closes spans at every line end)."""
+    return _coloured(text, lexer_for(None, filename) if len(text) <= CODE_HIGHLIGHT_MAX else None).split("\n")
+
+
+def _coloured(code: str, lexer) -> str:
+    body = _pyg_highlight(code, lexer, _formatter) if lexer is not None else esc(code)
+    return body[:-1] if body.endswith("\n") and not code.endswith("\n") else body
 
 
 def stylesheet() -> str:
@@ -282,10 +222,6 @@ def stylesheet() -> str:
 _ANSI = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 
-def has_ansi(text: str) -> bool:
-    return "\x1b" in text
-
-
 def ansi_to_html(text: str) -> str:
     """Escaped text with SGR colour/bold sequences as classed spans; other escapes removed."""
     if "\x1b" not in text:
@@ -299,38 +235,7 @@ def ansi_to_html(text: str) -> str:
         pos = m.end()
         if m.group(1) is None and not m.group(0).endswith("m"):
             continue  # cursor movement, title setting, …: no visible meaning in a page
-        codes = [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")]
-        i = 0
-        while i < len(codes):
-            c = codes[i]
-            if c == 0:
-                classes = []
-            elif c == 1:
-                classes.append("ansi-b")
-            elif c == 2:
-                classes.append("ansi-dim")
-            elif c == 3:
-                classes.append("ansi-i")
-            elif c == 4:
-                classes.append("ansi-u")
-            elif 30 <= c <= 37 or 90 <= c <= 97:
-                classes = [k for k in classes if not k.startswith("ansi-fg")] + [f"ansi-fg{c}"]
-            elif 40 <= c <= 47 or 100 <= c <= 107:
-                classes = [k for k in classes if not k.startswith("ansi-bg")] + [f"ansi-bg{c}"]
-            elif c == 22:  # normal intensity: neither bold nor dim
-                classes = [k for k in classes if k not in ("ansi-b", "ansi-dim")]
-            elif c == 23:
-                classes = [k for k in classes if k != "ansi-i"]
-            elif c == 24:
-                classes = [k for k in classes if k != "ansi-u"]
-            elif c in (39,):
-                classes = [k for k in classes if not k.startswith("ansi-fg")]
-            elif c in (49,):
-                classes = [k for k in classes if not k.startswith("ansi-bg")]
-            elif c in (38, 48) and i + 1 < len(codes):
-                # 256-colour / true colour: no class for every value; keep the text plain.
-                i += 2 if codes[i + 1] == 5 else 4
-            i += 1
+        classes = _sgr_classes(classes, [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")])
         if open_span:
             out.append("</span>")
             open_span = False
@@ -341,6 +246,36 @@ def ansi_to_html(text: str) -> str:
     if open_span:
         out.append("</span>")
     return "".join(out)
+
+
+# SGR codes that add a class, and those that take classes away (22: normal intensity, neither
+# bold nor dim; 39/49: default colours).
+_SGR_ADD = {1: "ansi-b", 2: "ansi-dim", 3: "ansi-i", 4: "ansi-u"}
+_SGR_DROP = {22: ("ansi-b", "ansi-dim"), 23: ("ansi-i",), 24: ("ansi-u",)}
+
+
+def _sgr_classes(classes: list[str], codes: list[int]) -> list[str]:
+    """The classes in force after one SGR sequence's codes."""
+    i = 0
+    while i < len(codes):
+        c = codes[i]
+        if c == 0:
+            classes = []
+        elif c in _SGR_ADD:
+            classes.append(_SGR_ADD[c])
+        elif 30 <= c <= 37 or 90 <= c <= 97:
+            classes = [k for k in classes if not k.startswith("ansi-fg")] + [f"ansi-fg{c}"]
+        elif 40 <= c <= 47 or 100 <= c <= 107:
+            classes = [k for k in classes if not k.startswith("ansi-bg")] + [f"ansi-bg{c}"]
+        elif c in _SGR_DROP:
+            classes = [k for k in classes if k not in _SGR_DROP[c]]
+        elif c in (39, 49):
+            classes = [k for k in classes if not k.startswith("ansi-fg" if c == 39 else "ansi-bg")]
+        elif c in (38, 48) and i + 1 < len(codes):
+            # 256-colour / true colour: no class for every value; keep the text plain.
+            i += 2 if codes[i + 1] == 5 else 4
+        i += 1
+    return classes
 
 
 def strip_ansi(text: str) -> str:
@@ -392,10 +327,6 @@ def _split_head(text: str) -> tuple[str, str]:
         # never split inside an escape sequence or surrogate-free code point: str slicing is safe
         return text[:nl], text[nl:]
     return text[: nl + 1], text[nl + 1 :]
-
-
-def folded_html(head_html: str, rest_html: str, label: str) -> str:
-    return f'{head_html}<details class="more"><summary>{esc(label)}</summary>{rest_html}</details>'
 
 
 # --- the source behind a transformed view ------------------------------------------------------

@@ -1,93 +1,31 @@
 """Messages → HTML fragments.
 
 Every string that came from a transcript goes through ``esc`` (or markdown with HTML off, or
-pygments) before it reaches the page. Tool calls are rendered by ``tools.py``; the text
-conventions Claude Code puts in user text (slash commands, bash mode, caveats…) by ``conventions.py``.
+pygments) before it reaches the page. Tool calls are rendered by the ``tools`` package; the text
+conventions Claude Code puts in user text (slash commands, bash mode, caveats…) by ``conventions.py``;
+the pieces they all share are in ``blocks.py``. ``RenderContext`` is imported here for callers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
-from ccreport.render import conventions
-from ccreport.render import tools
-from ccreport.render.blobs import BlobStore
-from ccreport.render.markup import esc, highlight, human_size, json_text, markdown, pre, safe_link, to_text
 from ccreport.model.messages import Message, ToolResult
-
-JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
-# Media types allowed in data: URLs of an embedded (single-file) page.
-IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-# What a single-file export may carry as data: URLs: images only. A PDF (or anything else) in a
-# data: link is a document the reader's browser would open from an attachment: described instead.
-EMBED_TYPES = IMAGE_TYPES
-
-
-@dataclass
-class RenderContext:
-    """What a fragment needs to know about where it is going."""
-
-    root: str  # relative path from the page to the site root ("../../../")
-    blobs: BlobStore | None = None
-    agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
-    page_lines: set = field(default_factory=set)  # anchors present on this page
-    tool_results_url: str | None = None  # site-relative folder of copied tool-results files
-    tool_results: set = field(default_factory=set)  # file names available there
-    parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
-    embed: bool = False  # export: inline blobs as data: URLs instead of files
-    # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
-    # set by the build, which copies a file the first time a <persisted-output> names it.
-    copy_tool_result: object = None
-
-    def href(self, site_relative: str) -> str:
-        return self.root + site_relative
-
-    def blob(self, data: str, media_type: str) -> tuple[str | None, int]:
-        if self.embed or self.blobs is None:
-            import base64
-
-            try:
-                # validate=True: the text goes into a URL as it is, so it must be nothing but base64.
-                size = len(base64.b64decode(data, validate=True))
-            except Exception:
-                return None, 0
-            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…);
-            # anything else is described, not embedded.
-            if media_type not in EMBED_TYPES:
-                return None, size
-            return f"data:{media_type};base64,{data}", size
-        url, size = self.blobs.save_base64(data, media_type)
-        return (self.root + url if url else None), size
-
-
-def fmt_time(ts: str | None) -> str:
-    if not ts:
-        return ""
-    shown = ts.replace("T", " ")[:19]
-    return f'<time datetime="{esc(ts)}" title="{esc(ts)}">{esc(shown)}</time>'
-
-
-def fmt_int(n: int) -> str:
-    return f"{n:,}"
+from ccreport.render import conventions, tools
+from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
+from ccreport.render.context import RenderContext
+from ccreport.render.markup import esc, human_size, markdown, pre
 
 
 def usage_line(u: dict | None) -> str:
     if not u:
         return ""
-    parts = [f'in {fmt_int(u.get("input_tokens", 0))}', f'out {fmt_int(u.get("output_tokens", 0))}']
+    parts = [f'in {u.get("input_tokens", 0):,}', f'out {u.get("output_tokens", 0):,}']
     if u.get("cache_read_input_tokens"):
-        parts.append(f'cache read {fmt_int(u["cache_read_input_tokens"])}')
+        parts.append(f'cache read {u["cache_read_input_tokens"]:,}')
     if u.get("cache_creation_input_tokens"):
-        parts.append(f'cache write {fmt_int(u["cache_creation_input_tokens"])}')
+        parts.append(f'cache write {u["cache_creation_input_tokens"]:,}')
     return '<span class="usage" title="tokens">' + " · ".join(parts) + "</span>"
-
-
-def json_block(obj, limit: int = JSON_SHOW_MAX) -> str:
-    text = json_text(obj, indent=True)
-    if len(text) <= limit:
-        return highlight(text, lang="json")
-    return pre(text, cls="code")
 
 
 def _header(who: str, m: Message, extra: str = "") -> str:
@@ -187,81 +125,6 @@ def thinking_html(b: dict) -> str:
     words = len(text.split())
     return (f'<details class="thinking"><summary>Thinking <span class="dim">({words:,} words)</span></summary>'
             f'<div class="md">{markdown(text)}</div></details>')
-
-
-def image_html(b: dict, ctx: RenderContext) -> str:
-    src = b.get("source") if isinstance(b.get("source"), dict) else {}
-    if src.get("type") == "base64" and isinstance(src.get("data"), str):
-        media = src.get("media_type") if isinstance(src.get("media_type"), str) else "image/png"
-        url, size = ctx.blob(src["data"], media)
-        if url and media in IMAGE_TYPES:
-            return (f'<figure class="img"><img src="{esc(url)}" alt="image ({esc(media)}, {human_size(size)})" '
-                    f'loading="lazy"><figcaption>{esc(media)} · {human_size(size)}</figcaption></figure>')
-        if url:
-            # Claimed to be an image, but of a type a browser should not be asked to show inline:
-            # kept as a download, never as <img> (nor as an image data: URL of another type).
-            return (f'<p class="doc">Image data of type <code>{esc(media)}</code> ({human_size(size)}): '
-                    f'<a href="{esc(url)}" download>download</a></p>')
-        if size:
-            return f'<p class="note">Image data of type <code>{esc(media)}</code> ({human_size(size)}), not embedded.</p>'
-    if src.get("type") == "url" and isinstance(src.get("url"), str):
-        u = src["url"]
-        if safe_link(u):
-            return f'<p class="note">Image from <a href="{esc(u)}" rel="noreferrer">{esc(u)}</a> (not loaded)</p>'
-        # javascript:, data: and the like are shown, never made clickable.
-        return f'<p class="note">Image from <code>{esc(u)}</code> (not loaded)</p>'
-    return unknown_block(b)
-
-
-def document_html(b: dict, ctx: RenderContext) -> str:
-    src = b.get("source") if isinstance(b.get("source"), dict) else {}
-    if src.get("type") == "base64" and isinstance(src.get("data"), str):
-        media = src.get("media_type") if isinstance(src.get("media_type"), str) else "application/octet-stream"
-        url, size = ctx.blob(src["data"], media)
-        if url:
-            title = b.get("title") if isinstance(b.get("title"), str) else "document"
-            kind = "PDF" if media == "application/pdf" else "FILE"
-            return (f'<p class="doc"><span class="doc-kind">{kind}</span> <a href="{esc(url)}" download>{esc(title)}</a> '
-                    f'<span class="dim">({esc(media)}, {human_size(size)}, download)</span></p>')
-        if size:
-            title = b.get("title") if isinstance(b.get("title"), str) else "document"
-            return (f'<p class="doc"><span class="doc-kind">FILE</span> {esc(title)} '
-                    f'<span class="dim">({esc(media)}, {human_size(size)}, not embedded in this file)</span></p>')
-    if src.get("type") == "text" and isinstance(src.get("data"), str):
-        return pre(src["data"])
-    return unknown_block(b)
-
-
-def unknown_block(b) -> str:
-    t = b.get("type") if isinstance(b, dict) else type(b).__name__
-    return (f'<details class="unknown" open><summary>Unrecognised block <code>{esc(t)}</code></summary>'
-            f"{json_block(b)}</details>")
-
-
-def result_content_html(content, ctx: RenderContext, is_error: bool = False) -> str:
-    """The content of a tool_result: a string, or a list of text/image/tool_reference blocks."""
-    cls = "out err" if is_error else "out"
-    if content is None:
-        return '<p class="dim">(no content)</p>'
-    if isinstance(content, str):
-        return pre(content, cls=cls)
-    if isinstance(content, list):
-        parts = []
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "text":
-                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text")), cls=cls))
-            elif isinstance(b, dict) and b.get("type") == "image":
-                parts.append(image_html(b, ctx))
-            elif isinstance(b, dict) and b.get("type") == "document":
-                parts.append(document_html(b, ctx))
-            elif isinstance(b, dict) and b.get("type") == "tool_reference":
-                parts.append(f'<span class="chip">{esc(b.get("tool_name", "?"))}</span>')
-            elif isinstance(b, str):
-                parts.append(pre(b, cls=cls))
-            else:
-                parts.append(unknown_block(b))
-        return "".join(parts) or '<p class="dim">(empty)</p>'
-    return json_block(content)
 
 
 def _render_result(m: Message, ctx: RenderContext) -> str:

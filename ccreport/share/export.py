@@ -2,18 +2,17 @@
 
 An export reads one session the way the site does (Reader → Builder, page by page so memory stays
 bounded) but every entry passes through the Redactor first, so the renderers only ever see
-redacted data. The HTML writer (export_html.py) reuses the site's renderers; the Markdown writer
-(export_md.py) renders the same Message objects as GitHub Markdown.
+redacted data. The HTML writer (html.py) reuses the site's renderers; the Markdown writer
+(markdown.py) renders the same Message objects as GitHub Markdown.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ccreport.fs import atomic_write
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import Reader
 from ccreport.model.messages import Builder, Message, title_of
@@ -22,7 +21,6 @@ from ccreport.share.redact import Redactor
 
 # Messages held at once while streaming a transcript (results pair with calls within a chunk).
 CHUNK_MESSAGES = 400
-AGENT_MODES = ("inline", "link", "none")
 
 
 class ExportError(Exception):
@@ -134,25 +132,12 @@ def agent_file(out: Path, t: Transcript, ext: str) -> Path:
     return out.with_name(f"{stem}.agent-{t.id}{ext}")
 
 
-def write_atomic(path: Path, write) -> None:
-    """Call write(fh) on a temporary file beside ``path``, then move it into place."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+def write_text(path: Path, text: str) -> None:
+    """The whole file at once, through the one atomic write. A folder that is not there is the
+    user's mistake (a typo in -o), reported, not made."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        if not path.parent.is_dir():
+            raise FileNotFoundError(2, "No such file or directory")
+        atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            write(fh)
-        # mkstemp makes the file private; an export is meant to be shared: the usual mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

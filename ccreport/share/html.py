@@ -6,9 +6,9 @@ site's. The page's CSP allows exactly the inlined stylesheet and script by their
 and nothing from anywhere else (``default-src 'none'``), so even a link in the transcript text
 cannot make the opened file fetch anything.
 
-The body is streamed to a temporary file chunk by chunk (memory stays bounded by one chunk of
-messages); the header, which needs the title found at the end of the transcript, is written
-around it afterwards.
+The body is rendered to a temporary file chunk by chunk (one chunk of messages in memory at a
+time); the header, which needs the title found at the end of the transcript, is put around it
+afterwards, and the whole file goes out through the one atomic write (ccreport.fs).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from markupsafe import Markup
 
 from ccreport import __version__
 from ccreport.share.export import (ExportError, ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export,
-                     session_title, transcript_chunks, write_atomic)
+                                   session_title, transcript_chunks, write_text)
 from ccreport.source.home import Session, Transcript
 from ccreport.render.markup import esc
 from ccreport.share.redact import Redactor
@@ -96,22 +95,15 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
                 written.append(out.with_name(aout))
             agent_rows.append({"url": urls[t.id], "name": name, "description": desc, "messages": f"{ainfo.shown:,}"})
         head, tail = _frame(session, info, opts, redactor, agent_rows, session_title(session, info))
-
         _write_framed(out, head, body, tail)
     written.insert(0, out)
     return written
 
 
 def _write_framed(out, head: str, body, tail: str) -> None:
-    """Write head + the rendered body (a temporary file, streamed) + tail atomically to ``out``."""
-
-    def write(fh):
-        fh.write(head)
-        body.seek(0)
-        shutil.copyfileobj(body, fh, 1 << 20)
-        fh.write(tail)
-
-    write_atomic(out, write)
+    """Write head + the rendered body (kept in a temporary file while rendering) + tail to ``out``."""
+    body.seek(0)
+    write_text(out, head + body.read() + tail)
 
 
 def _export_agent_file(session, t, out, opts, redactor, urls, parent_name) -> TranscriptInfo:
@@ -123,7 +115,6 @@ def _export_agent_file(session, t, out, opts, redactor, urls, parent_name) -> Tr
         name, desc = agent_heading(t, redactor)
         head, tail = _frame(session, info, opts, redactor, [], f"{name} · {session_title(session, info)}",
                             back=parent_name)
-
         _write_framed(out, head, body, tail)
     return info
 

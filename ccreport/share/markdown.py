@@ -1,13 +1,9 @@
 """One session → GitHub Markdown, split into parts that each fit a comment (``--max-chars``).
 
-The document is a sequence of *blocks*, each balanced on its own: a heading, a quoted prompt, the
-assistant's prose, or a ``<details>`` fold (tool call, thinking, injected text) holding fenced
-blocks and prose. A block that does not fit in the room left goes to the next part; one that does
-not fit in a part at all is cut into pieces (mdsafe) and its fold is closed and reopened
-("continued") around each cut, so every part is a valid document with balanced folds and fences.
-
-Parts are streamed: only the part being filled is held. A single part is written as FILE (or to
-stdout); several as FILE.part1.md, FILE.part2.md… or on stdout separated by PART_MARKER lines.
+The document is a sequence of *blocks* (parts.py), each balanced on its own: a heading, a quoted
+prompt, the assistant's prose, or a ``<details>`` fold (tool call, thinking, injected text) holding
+fenced blocks and prose; the packer fills parts with them. A single part is written as FILE (or
+to stdout); several as FILE.part1.md, FILE.part2.md… or on stdout separated by PART_MARKER lines.
 """
 
 from __future__ import annotations
@@ -15,174 +11,24 @@ from __future__ import annotations
 import glob
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
-from ccreport.share.export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
-                     transcript_chunks, write_atomic)
-from ccreport.source.home import Session, Transcript
-from ccreport.render.markup import human_size, strip_ansi
-from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 from ccreport.model.messages import NOT_TYPED, Message, ToolCall
-from ccreport.share.redact import Redactor
+from ccreport.render.codelang import fence_language
+from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
+from ccreport.render.tools.base import short
+from ccreport.render.tools.code import diff_lines
+from ccreport.share.export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
+                                   transcript_chunks)
+from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
+from ccreport.share.redact import Redactor
+from ccreport.source.home import Session, Transcript
 
-PART_MARKER = "<!-- ccreport: part break -->"
-# Room kept at the top of every part for its "part N" line.
-HEADER_RESERVE = 200
-SUMMARY_MAX = 120
 JSON_OPTS = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
-
-
-# --- blocks -------------------------------------------------------------------------------------
-@dataclass
-class Code:
-    text: str
-    lang: str = ""
-    label: str = ""  # markdown shown above the fence (ours, never transcript text)
-
-
-@dataclass
-class Prose:
-    text: str
-    quoted: bool = False
-
-
-@dataclass
-class Raw:
-    text: str  # markdown we wrote ourselves (balanced, short)
-
-
-@dataclass
-class Block:
-    items: list = field(default_factory=list)
-    summary: str | None = None  # set: the block is a <details> fold with this (plain text) summary
-
-    def _open(self, cont: bool) -> str:
-        if self.summary is None:
-            return ""
-        s = _one_line(self.summary, SUMMARY_MAX) + (" (continued)" if cont else "")
-        return f"<details><summary>{html.escape(s)}</summary>\n\n"
-
-    def _close(self) -> str:
-        return "</details>\n\n" if self.summary is not None else ""
-
-    def render(self) -> str:
-        return self._open(False) + "".join(_item_md(i) for i in self.items) + self._close()
-
-    def pieces(self, limit: int) -> list[str]:
-        """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
-        out = []
-        for i in self.items:
-            out.extend(_item_pieces(i, limit))
-        return out
-
-
-def _one_line(s: str, n: int) -> str:
-    s = " ".join(strip_ansi(s).split())
-    return s if len(s) <= n else s[: n - 1] + "…"
-
-
-def _item_md(i) -> str:
-    if isinstance(i, Raw):
-        return i.text
-    if isinstance(i, Prose):
-        return _prose_md(i.quoted)(i.text)
-    return _code_md(i.text, i.lang, i.label) + "\n"
-
-
-def _prose_md(quoted: bool):
-    if quoted:
-        return lambda t: quoted_prose(t).rstrip("\n") + "\n\n"
-    return lambda t: prose(t).rstrip("\n") + "\n\n"
-
-
-def _code_md(text, lang, label):
-    return code_pieces(text, lang, 10**12, label)[0]
-
-
-def _item_pieces(i, limit: int) -> list[str]:
-    if isinstance(i, Raw):
-        return [i.text]
-    if isinstance(i, Prose):
-        return prose_pieces(i.text, limit, _prose_md(i.quoted))
-    label = i.label
-    cont = label.replace(":**", " (continued):**") if label else ""
-    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
-
-
-# --- parts --------------------------------------------------------------------------------------
-class Packer:
-    """Fill parts of at most ``limit`` characters with blocks; hand each full part to ``emit``."""
-
-    def __init__(self, limit: int, emit, session_id: str):
-        self.limit = limit
-        self.emit = emit
-        self.sid = session_id[:40]
-        self.buf: list[str] = []
-        self.size = 0
-        self.no = 1
-        self.budget = limit - HEADER_RESERVE
-
-    def header(self, no: int) -> str:
-        h = f"<!-- ccreport export: session {self.sid}, part {no} -->\n\n"
-        if no > 1:
-            h += f"*Part {no} of the exported session `{self.sid}` (continued).*\n\n"
-        return h
-
-    def _flush(self):
-        self.emit(self.no, "".join(self.buf))
-        self.no += 1
-        self.buf, self.size = [], 0
-
-    def _put(self, s: str):
-        if self.size + len(s) > self.budget:
-            self._flush()
-        self.buf.append(s)
-        self.size += len(s)
-
-    def add(self, block: Block):
-        s = block.render()
-        if self.size + len(s) <= self.budget:
-            self.buf.append(s)
-            self.size += len(s)
-            return
-        if len(s) <= self.budget:
-            self._flush()
-            self._put(s)
-            return
-        # Too big for any part: cut it, reopening its fold after every cut.
-        o_first, o_cont, close = block._open(False), block._open(True), block._close()
-        room = self.budget - max(len(o_first), len(o_cont)) - len(close)
-        pieces = block.pieces(room)
-        open_ = o_first
-        group: list[str] = []
-        glen = 0
-        for p in pieces:
-            if group and self.size + len(open_) + glen + len(p) + len(close) > self.budget:
-                self._put_group(open_, group, close)
-                open_, group, glen = o_cont, [], 0
-                self._flush()
-            elif not group and self.size + len(open_) + len(p) + len(close) > self.budget:
-                self._flush()
-            group.append(p)
-            glen += len(p)
-        if group:
-            self._put_group(open_, group, close)
-
-    def _put_group(self, open_, group, close):
-        s = open_ + "".join(group) + close
-        self.buf.append(s)
-        self.size += len(s)
-
-    def finish(self) -> int:
-        """Emit the last part; returns the number of parts."""
-        if self.buf or self.no == 1:
-            self.emit(self.no, "".join(self.buf), last=True)
-            return self.no
-        return self.no - 1
 
 
 # --- messages → blocks --------------------------------------------------------------------------
@@ -230,15 +76,6 @@ def _media_note(b: dict) -> str:
     return f"*[{html.escape(_s(b.get('type')))}: {html.escape(media)}{size} — not included in Markdown]*\n\n"
 
 
-def _lang_for(path: str) -> str:
-    m = re.search(r"\.([A-Za-z0-9]{1,10})$", path or "")
-    ext = m.group(1).lower() if m else ""
-    return {"py": "python", "js": "javascript", "ts": "typescript", "tsx": "tsx", "jsx": "jsx", "rs": "rust",
-            "go": "go", "sh": "bash", "md": "markdown", "json": "json", "yml": "yaml", "yaml": "yaml",
-            "toml": "toml", "html": "html", "css": "css", "rb": "ruby", "java": "java", "c": "c", "h": "c",
-            "cpp": "cpp", "sql": "sql"}.get(ext, "")
-
-
 def _call_summary(call: ToolCall) -> str:
     inp = call.input if isinstance(call.input, dict) else {}
     for key in ("description", "command", "file_path", "path", "pattern", "url", "query", "prompt", "skill"):
@@ -260,17 +97,14 @@ def _call_input(call: ToolCall) -> list:
                 items.append(Code(_json(rest), "json", "**Options:**\n\n"))
             return items
         if name in ("Edit", "MultiEdit"):
-            import difflib
-
             edits = inp.get("edits") if name == "MultiEdit" and isinstance(inp.get("edits"), list) else [inp]
             lines = [f"--- {_s(inp.get('file_path'))}", f"+++ {_s(inp.get('file_path'))}"]
             for e in edits:
                 if isinstance(e, dict):
-                    lines.extend(list(difflib.unified_diff(_s(e.get("old_string")).splitlines(),
-                                                           _s(e.get("new_string")).splitlines(), lineterm="", n=3))[2:])
+                    lines.extend(diff_lines(_s(e.get("old_string")), _s(e.get("new_string"))))
             return [Code("\n".join(lines), "diff", "**Edit:**\n\n")]
         if name == "Write" and isinstance(inp.get("content"), str):
-            return [Code(inp["content"], _lang_for(_s(inp.get("file_path"))), f"**Write** ({len(inp['content']):,} characters):\n\n")]
+            return [Code(inp["content"], fence_language(_s(inp.get("file_path"))), f"**Write** ({len(inp['content']):,} characters):\n\n")]
         if name in ("Task", "Agent") and isinstance(inp.get("prompt"), str):
             rest = {k: v for k, v in inp.items() if k != "prompt"}
             return [Code(_json(rest), "json", "**Input:**\n\n"), Code(inp["prompt"], "", "**Prompt:**\n\n")]
@@ -423,55 +257,27 @@ def _doc_header(session: Session, info: TranscriptInfo, opts: ExportOptions, red
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    return Block([Prose("# " + _one_line(session_title(session, info), 200)), Prose(line),
+    return Block([Prose("# " + short(strip_ansi(session_title(session, info)), 200)), Prose(line),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 
 # --- the document -------------------------------------------------------------------------------
-class _Sink:
-    """Where finished parts go: files (FILE, or FILE.partN.md) or a stream."""
+@dataclass
+class _Export:
+    """What every document of one export shares."""
 
-    def __init__(self, out: Path | None, stream, header):
-        self.out, self.stream, self.header = out, stream, header
-        self.first: str | None = None
-        self.files: list[Path] = []
-        self.count = 0
-
-    def part_path(self, no: int) -> Path:
-        name = self.out.name
-        stem = name[:-3] if name.endswith(".md") else name
-        return self.out.with_name(f"{stem}.part{no}.md")
-
-    def emit(self, no: int, text: str, last: bool = False):
-        self.count = no
-        if no == 1 and last:  # the whole document fits: no part header, no numbered file
-            self._write(self.out, text, first=True)
-            return
-        if no == 1:
-            self.first = text
-            return
-        if self.first is not None:
-            self._write(self.part_path(1) if self.out else None, self.header(1) + self.first, first=True)
-            self.first = None
-        self._write(self.part_path(no) if self.out else None, self.header(no) + text, first=False)
-
-    def _write(self, path: Path | None, text: str, first: bool):
-        if path is None:
-            if not first:
-                self.stream.write("\n" + PART_MARKER + "\n\n")
-            self.stream.write(text)
-            return
-        write_atomic(path, lambda fh: fh.write(text))
-        self.files.append(path)
+    session: Session
+    opts: ExportOptions
+    redactor: Redactor | None
+    agents: list[Transcript]  # the sub-agent transcripts (inlined after the main one with --agents inline)
+    agent_links: dict  # agent id → markdown link target
 
 
-def _render_doc(session: Session, transcript: Transcript | None, opts: ExportOptions, redactor: Redactor | None,
-                sink_out: Path | None, stream, agents: list[Transcript], agent_links: dict,
-                title_extra: str = "") -> tuple[int, list[Path], TranscriptInfo]:
-    packer_holder = {}
-    sink = _Sink(sink_out, stream, lambda no: packer_holder["p"].header(no))
-    packer = Packer(opts.max_chars, sink.emit, session.id)
-    packer_holder["p"] = packer
+def _render_doc(ex: _Export, transcript: Transcript | None, sink: Sink, title_extra: str = "") -> int:
+    """Render one transcript (and, inline, the agents') into parts handed to ``sink``; returns their number."""
+    opts, redactor = ex.opts, ex.redactor
+    packer = Packer(opts.max_chars, sink.emit, ex.session.id)
+    sink.header = packer.header
     # The header needs the title, which may be at the end of the transcript: a cheap first pass
     # over the (redacted) entries finds it without rendering.
     info = TranscriptInfo()
@@ -481,31 +287,30 @@ def _render_doc(session: Session, transcript: Transcript | None, opts: ExportOpt
             pass
         if redactor is not None:
             redactor.counts = saved  # counted once, by the rendering pass below
-    packer.add(_doc_header(session, info, opts, redactor, title_extra))
-    if opts.agents == "inline" and agents:
-        toc = "".join(f"- [{html.escape(agent_heading(t, redactor)[0])}](#{_slug('Sub-agent transcript ' + t.id)})\n" for t in agents)
+    packer.add(_doc_header(ex.session, info, opts, redactor, title_extra))
+    inline = ex.agents if opts.agents == "inline" else []
+    if inline:
+        toc = "".join(f"- [{html.escape(agent_heading(t, redactor)[0])}](#{_slug('Sub-agent transcript ' + t.id)})\n"
+                      for t in inline)
         packer.add(Block([Raw(f"**Sub-agent transcripts:**\n\n{toc}\n")]))
-    r = MdRenderer(opts, agent_links)
-    shown = TranscriptInfo()
     if transcript is None:
         packer.add(Block([Raw("*This session has no main transcript (only sub-agent files).*\n\n")]))
     else:
-        for chunk in transcript_chunks(transcript, opts, redactor, shown):
-            for m in chunk:
-                for b in r.blocks(m):
-                    packer.add(b)
-    if opts.agents == "inline":
-        for t in agents:
-            name, desc = agent_heading(t, redactor)
-            packer.add(Block([Raw(f"## Sub-agent transcript {html.escape(t.id)}\n\n"),
-                              Prose(f"**{name}**" + (f" — {desc}" if desc else ""))]))
-            ar = MdRenderer(opts, agent_links)
-            for chunk in transcript_chunks(t, opts, redactor, TranscriptInfo()):
-                for m in chunk:
-                    for b in ar.blocks(m):
-                        packer.add(b)
-    n = packer.finish()
-    return n, sink.files, info
+        _add_transcript(ex, transcript, packer)
+    for t in inline:
+        name, desc = agent_heading(t, redactor)
+        packer.add(Block([Raw(f"## Sub-agent transcript {html.escape(t.id)}\n\n"),
+                          Prose(f"**{name}**" + (f" — {desc}" if desc else ""))]))
+        _add_transcript(ex, t, packer)
+    return packer.finish()
+
+
+def _add_transcript(ex: _Export, t: Transcript, packer: Packer) -> None:
+    r = MdRenderer(ex.opts, ex.agent_links)
+    for chunk in transcript_chunks(t, ex.opts, ex.redactor, TranscriptInfo()):
+        for m in chunk:
+            for b in r.blocks(m):
+                packer.add(b)
 
 
 def _remove_stale_parts(out: Path, files: list[Path]) -> None:
@@ -526,13 +331,15 @@ def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor:
         links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) for t in agents}
     elif opts.agents == "link" and out is not None:
         links = {t.id: agent_file(out, t, ".md").name for t in agents}
-    n, files, _ = _render_doc(session, session.main, opts, redactor, out, stdout, agents, links)
+    ex = _Export(session, opts, redactor, agents, links)
+    sink = Sink(out, stdout)
+    n = _render_doc(ex, session.main, sink)
     if out is None:
         return n
-    _remove_stale_parts(out, files)
+    _remove_stale_parts(out, sink.files)
     if opts.agents == "link":
         for t in agents:
-            _, afiles, _ = _render_doc(session, t, opts, redactor, agent_file(out, t, ".md"), None, [], links,
-                                       title_extra=f"sub-agent transcript {t.id} of {out.name}")
-            files.extend(afiles)
-    return files
+            agent_sink = Sink(agent_file(out, t, ".md"), None)
+            _render_doc(ex, t, agent_sink, title_extra=f"sub-agent transcript {t.id} of {out.name}")
+            sink.files.extend(agent_sink.files)
+    return sink.files

@@ -30,13 +30,6 @@ def fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def code_block(text: str, lang: str = "") -> str:
-    """A fenced block that shows ``text`` literally, whatever it holds."""
-    fence = fence_for(text)
-    body = text if text.endswith("\n") else text + "\n"
-    return f"{fence}{lang}\n{body}{fence}\n"
-
-
 def _html_tokens(tokens):
     for t in tokens:
         if t.type == "html_block":
@@ -190,33 +183,15 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
     lines = text.split("\n")
     units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
     raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
-    pieces: list[str] = []
 
     def join(ls):
         return render("\n".join(ls))
 
-    def span(i, j):
-        return [ln for ls, _ in units[i:j] for ln in ls]
-
+    pieces: list[str] = []
     i = 0
     ratio = 1.0  # rendered/raw size of the last piece: escaping grows some texts a lot
     while i < len(units):
-        j, total = i, 0
-        while j < len(units) and total + raw[j] <= limit / ratio:
-            total += raw[j]
-            j += 1
-        j = max(j, i + 1)
-        out = None
-        while True:
-            out = join(span(i, j))
-            if len(out) <= limit or j == i + 1:
-                break
-            # Too long: drop blocks from the end worth the overflow (a little more), and retry.
-            grow = len(out) / max(1, sum(raw[i:j]))
-            need = (len(out) - limit) * 1.1 / grow
-            while j > i + 1 and need > 0:
-                j -= 1
-                need -= raw[j]
+        j, out = _fill(units, raw, i, limit / ratio, limit, join)
         if len(out) > limit:  # one block alone is too big: cut it between lines
             pieces.extend(_split_lines(units[i][0], units[i][1], limit, join))
             i += 1
@@ -225,6 +200,26 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
         pieces.append(out)
         i = j
     return [p for p in pieces if p.strip()]
+
+
+def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -> tuple[int, str]:
+    """(j, rendering) of the blocks units[i:j] that fit in ``limit`` rendered (at least one block),
+    starting from the run whose raw size fits in ``guess``."""
+    j, total = i, 0
+    while j < len(units) and total + raw[j] <= guess:
+        total += raw[j]
+        j += 1
+    j = max(j, i + 1)
+    while True:
+        out = join([ln for ls, _ in units[i:j] for ln in ls])
+        if len(out) <= limit or j == i + 1:
+            return j, out
+        # Too long: drop blocks from the end worth the overflow (a little more), and retry.
+        grow = len(out) / max(1, sum(raw[i:j]))
+        need = (len(out) - limit) * 1.1 / grow
+        while j > i + 1 and need > 0:
+            j -= 1
+            need -= raw[j]
 
 
 def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[str]:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
-from ccreport.share.export import ExportError, ExportOptions, make_redactor
-from ccreport.source.locate import find_session
 from ccreport.render.markup import human_size
+from ccreport.share.export import ExportError, ExportOptions, make_redactor
+from ccreport.share.html import export_html
+from ccreport.share.markdown import export_md
+from ccreport.source.locate import find_session
 
 
 def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
@@ -25,12 +28,8 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
     notes: list[str] = []
     if opts.format == "html":
         if to_stdout:
-            import tempfile
-
             with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
                 path = Path(tmp) / f"{session.id}.html"
-                from ccreport.share.html import export_html
-
                 export_html(session, path, opts, redactor)
                 stream = stdout or sys.stdout
                 with open(path, encoding="utf-8") as fh:
@@ -39,14 +38,10 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
                 stream.flush()
                 notes.append(f"wrote {human_size(path.stat().st_size)} of HTML to stdout")
         else:
-            from ccreport.share.html import export_html
-
             path = Path(out) if out else Path(f"{session.id}.html")
             files = export_html(session, path, opts, redactor)
             notes.extend(f"wrote {f} ({human_size(f.stat().st_size)})" for f in files)
     else:
-        from ccreport.share.markdown import export_md
-
         if to_stdout:
             parts = export_md(session, None, opts, redactor, stdout=stdout or sys.stdout)
             notes.append(f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout")

@@ -102,7 +102,7 @@ def test_read_block_is_coloured_when_opened_and_keeps_its_text(tmp_path, build_s
 
 
 def test_huge_contents_are_not_marked_for_colouring():
-    from ccreport.render.tools import numbered
+    from ccreport.render.tools.code import numbered
 
     big = "x = 1\n" * (BROWSER_COLOUR_MAX // 6 + 10)
     assert "data-lang" not in numbered(big, filename="a.py", browser=True)

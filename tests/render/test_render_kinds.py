@@ -17,7 +17,8 @@ from ccreport.render.markup import colours_in_browser
 from ccreport.source.jsonl import Entry
 from ccreport.model.messages import Builder
 from ccreport.render.message import RenderContext, render_message
-from ccreport.render.tools import VIEWS, parse_numbered, view_for
+from ccreport.render.tools import VIEWS, view_for
+from ccreport.render.tools.code import parse_numbered
 from util import assistant, tool_result, user
 
 PNG = base64.b64encode(bytes.fromhex(
@@ -574,7 +575,7 @@ def test_parse_numbered_block_pass_agrees_with_the_line_by_line_reading():
     # parse_numbered reads a block in one regex pass; the line loop it falls back to is the reference.
     import random
 
-    from ccreport.render.tools import _parse_numbered_lines, parse_numbered
+    from ccreport.render.tools.code import _parse_numbered_lines, parse_numbered
 
     rng = random.Random(5)
     pieces = ["   1→a", "  12→def f():", "3\tx", "\t", "", " ", "  7→", "plain", "<system-reminder>", "  9→  y = 2  ",

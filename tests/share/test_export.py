@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ccreport.cli import cli
 from ccreport.share.export import ExportOptions
-from ccreport.share.markdown import PART_MARKER, Block, Code, Packer, Prose, Raw
+from ccreport.share.parts import PART_MARKER, Block, Code, Packer, Prose, Raw
 from ccreport.share.run import run_export
 from ccreport.share.redact import Redactor
 from exporthelp import AGENT, CWD, MARKS, PROJECT, SID, make_export_home, md_problems

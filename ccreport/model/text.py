@@ -1,0 +1,61 @@
+"""Parsed JSON values as text, for the model (a text block that is not a string) and every renderer.
+
+Transcript values can nest deeper than Python's recursion limit or hold integers orjson refuses, so
+the text is made without recursion.
+"""
+
+from __future__ import annotations
+
+import json as _json
+
+import orjson
+
+
+def to_text(value) -> str:
+    """Any parsed JSON value as text: lists and objects as JSON (str() of a 900-level list recurses
+    past Python's limit)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json_text(value)
+    return str(value)
+
+
+class _Tok(str):
+    """Literal JSON punctuation on json_text's stack (a value is never a _Tok)."""
+
+
+def json_text(obj, indent: bool = False) -> str:
+    """JSON text of any parsed value at any depth. orjson stops at 254 levels and at integers past
+    64 bits; this falls back to an explicit stack (compact), never to recursion."""
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    out: list[str] = []
+    stack: list = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, _Tok):
+            out.append(x)
+        elif isinstance(x, dict):
+            out.append("{")
+            stack.append(_Tok("}"))
+            items = list(x.items())
+            for i in range(len(items) - 1, -1, -1):
+                k, v = items[i]
+                stack.append(v)
+                stack.append(_Tok(("" if i == 0 else ", ") + _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False) + ": "))
+        elif isinstance(x, (list, tuple)):
+            out.append("[")
+            stack.append(_Tok("]"))
+            for i in range(len(x) - 1, -1, -1):
+                stack.append(x[i])
+                if i:
+                    stack.append(_Tok(", "))
+        else:
+            try:
+                out.append(_json.dumps(x, ensure_ascii=False))
+            except (TypeError, ValueError):
+                out.append(_json.dumps(str(x), ensure_ascii=False))
+    return "".join(out)

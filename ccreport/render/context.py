@@ -1,0 +1,49 @@
+"""Where a rendered fragment is going: the page's place in the site, its blobs, its anchors."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+
+from ccreport.render.blobs import BlobStore
+
+# Media types allowed in data: URLs of an embedded (single-file) page.
+IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+# What a single-file export may carry as data: URLs: images only. A PDF (or anything else) in a
+# data: link is a document the reader's browser would open from an attachment: described instead.
+EMBED_TYPES = IMAGE_TYPES
+
+
+@dataclass
+class RenderContext:
+    """What a fragment needs to know about where it is going."""
+
+    root: str  # relative path from the page to the site root ("../../../")
+    blobs: BlobStore | None = None
+    agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
+    page_lines: set = field(default_factory=set)  # anchors present on this page
+    tool_results_url: str | None = None  # site-relative folder of copied tool-results files
+    tool_results: set = field(default_factory=set)  # file names available there
+    parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
+    embed: bool = False  # export: inline blobs as data: URLs instead of files
+    # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
+    # set by the build, which copies a file the first time a <persisted-output> names it.
+    copy_tool_result: object = None
+
+    def href(self, site_relative: str) -> str:
+        return self.root + site_relative
+
+    def blob(self, data: str, media_type: str) -> tuple[str | None, int]:
+        if self.embed or self.blobs is None:
+            try:
+                # validate=True: the text goes into a URL as it is, so it must be nothing but base64.
+                size = len(base64.b64decode(data, validate=True))
+            except Exception:
+                return None, 0
+            # Only media types a browser shows inertly go into a data: URL (never text/html, svg…);
+            # anything else is described, not embedded.
+            if media_type not in EMBED_TYPES:
+                return None, size
+            return f"data:{media_type};base64,{data}", size
+        url, size = self.blobs.save_base64(data, media_type)
+        return (self.root + url if url else None), size

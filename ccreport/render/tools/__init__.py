@@ -1,0 +1,139 @@
+"""Per-tool views: each tool call as a collapsed <details> a person can read.
+
+A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; ``result_html`` of
+None means "render the result the generic way" (its text, with conventions such as
+``<persisted-output>`` and ``<system-reminder>`` recognised). Unknown tools get a key/value table of
+their input and their result as text. See FORMAT.md §6–§7 for the shapes. The views live in one
+module per tool family; this one maps tool names to them and frames a call.
+
+Cost matters (a cold build renders every call): views do string work only, highlighted code goes
+through markup's cached lexers and is skipped past ``HIGHLIGHT_MAX``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from ccreport.model.messages import ToolCall
+from ccreport.render.blocks import kv_table, kv_value
+from ccreport.render.markup import esc
+from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
+from ccreport.render.tools.base import as_str, generic_result, input_of, result_text, short, text_only
+from ccreport.render.tools.files import v_edit, v_read, v_write
+from ccreport.render.tools.search import v_search, v_tool_search
+from ccreport.render.tools.shell import v_bash, v_bash_output
+from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
+from ccreport.render.tools.web import v_web_fetch, v_web_search
+
+
+def v_mcp(call, ctx):
+    summary = _generic_summary(call)
+    body = kv_table(call.input)
+    res = None
+    r = call.result
+    if r is not None and not r.is_error and text_only(r):
+        t = result_text(r).strip()
+        # MCP servers often answer with JSON text: show it as a table when it is an object.
+        if t[:1] in "{[" and len(t) < 200_000:
+            try:
+                obj = orjson.loads(t)
+            except orjson.JSONDecodeError:
+                obj = None
+            if isinstance(obj, (dict, list)) and obj:
+                res = kv_value(obj)
+    return summary, body, res
+
+
+VIEWS = {
+    "Bash": v_bash,
+    "PowerShell": v_bash,
+    "BashOutput": v_bash_output,
+    "Read": v_read,
+    "Edit": v_edit,
+    "MultiEdit": v_edit,
+    "Write": v_write,
+    "Grep": v_search,
+    "Glob": v_search,
+    "LS": v_search,
+    "TodoWrite": v_todo,
+    "TaskCreate": v_task_create,
+    "TaskUpdate": v_task_update,
+    "TaskList": v_task_list,
+    "Task": v_task,
+    "Agent": v_task,
+    "WebFetch": v_web_fetch,
+    "WebSearch": v_web_search,
+    "AskUserQuestion": v_ask,
+    "ExitPlanMode": v_plan,
+    "exit_plan_mode": v_plan,
+    "Skill": v_skill,
+    "ToolSearch": v_tool_search,
+    "SendMessage": v_send_message,
+}
+
+
+def view_for(name: str):
+    """The specific view of a tool name, or None for the generic key/value one."""
+    if name in VIEWS:
+        return VIEWS[name]
+    if name.startswith("mcp__"):
+        return v_mcp
+    return None
+
+
+def _generic_summary(call) -> str:
+    inp = input_of(call)
+    for key in ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "subject", "taskId"):
+        if isinstance(inp.get(key), (str, int)) and inp[key] != "":
+            return f"<code>{esc(short(as_str(inp[key])))}</code>"
+    first = next((v for v in inp.values() if isinstance(v, str) and v), "")
+    return f"<code>{esc(short(first))}</code>" if first else ""
+
+
+def tool_label(name: str) -> str:
+    m = re.match(r"^mcp__(.+?)__(.+)$", name)
+    if m:
+        return f'<span class="mcp">MCP</span> <span class="dim">{esc(m.group(1))} ›</span> {esc(m.group(2))}'
+    return esc(name)
+
+
+def render_call(call, ctx) -> str:
+    view = view_for(call.name)
+    summary, body, res_html = (view(call, ctx) if view else (None, None, None))
+    if summary is None or summary == "":
+        summary = _generic_summary(call)
+    if body is None:
+        body = kv_table(call.input)
+    elif view is not None and call.input is not None and not isinstance(call.input, dict):
+        # Views read an object; an input of another shape (a bare string, a list) must still show.
+        body += kv_table(call.input)
+    name = call.name
+    r = call.result
+    err = r is not None and r.is_error
+    if r is None:
+        status = '<span class="pending">no result on this page</span>'
+        result = ""
+    else:
+        status = '<span class="errflag">error</span>' if err else ""
+        inner = res_html if res_html is not None else generic_result(r, ctx)
+        if err and isinstance(r.extra, (dict, list)) and r.extra:
+            # Views skip the structured result of a failed call; it may still say what happened.
+            inner += f'<details class="raw"><summary>structured result (toolUseResult)</summary>{kv_table(r.extra)}</details>'
+        result = f'<div class="tout{" err" if err else ""}" id="L{r.line}"><div class="lbl">Result</div>{inner}</div>'
+    tin = f'<div class="tin">{body}</div>' if body else ""
+    return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}">'
+            f'<summary><span class="tname">{tool_label(name)}</span> <span class="tsum">{summary}</span> {status}</summary>'
+            f'{tin}{result}</details>')
+
+
+def result_only_html(res, name, ctx) -> str:
+    """A result whose call is on another page: its text the generic way."""
+    view = view_for(name) if isinstance(name, str) else None
+    if view is not None:
+        # The call's input is on another page; the view still reads the structured result.
+        _, _, html = view(ToolCall(res.tool_use_id, name, None, 0, result=res), ctx)
+        if html is not None:
+            return html
+    return generic_result(res, ctx)

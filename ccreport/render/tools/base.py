@@ -1,0 +1,87 @@
+"""What every tool view reads a call with: its input, its structured result, its result text."""
+
+from __future__ import annotations
+
+from ccreport.model.text import to_text
+from ccreport.render.blocks import result_content_html
+from ccreport.render.conventions import output_text
+from ccreport.render.markup import esc
+
+SUMMARY_MAX = 160
+
+
+def as_str(v) -> str:
+    return v if isinstance(v, str) else ("" if v is None else to_text(v))
+
+
+def short(text: str, n: int = SUMMARY_MAX) -> str:
+    """Text on one line (whitespace runs as one space), cut to n characters."""
+    text = " ".join(as_str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def input_of(call) -> dict:
+    return call.input if isinstance(call.input, dict) else {}
+
+
+def extra_of(call) -> dict:
+    """The structured result (toolUseResult) of a call when it is an object, else {}."""
+    r = call.result
+    return r.extra if r is not None and isinstance(r.extra, dict) else {}
+
+
+def plural(n, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}" if isinstance(n, int) else f"{esc(n)} {word}s"
+
+
+def result_text(r) -> str:
+    """The text of a tool_result (string content, or its text blocks joined)."""
+    if r is None:
+        return ""
+    c = r.content
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list):
+        return "\n".join(b["text"] for b in c
+                         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    return ""
+
+
+def text_only(r) -> bool:
+    """True when a tool_result holds text alone (no image, no document, no tool reference)."""
+    c = r.content if r is not None else None
+    return isinstance(c, str) or (isinstance(c, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in c))
+
+
+def generic_result(r, ctx) -> str:
+    """A tool_result the generic way: its text (conventions recognised), or its blocks."""
+    if text_only(r):
+        t = result_text(r)
+        if not t:
+            return '<p class="dim">(no output)</p>'
+        return output_text(t, ctx, "out err" if r.is_error else "out")
+    return result_content_html(r.content, ctx, r.is_error)
+
+
+def small_result(call, ctx) -> str | None:
+    """A confirmation text shown small (errors the normal way)."""
+    r = call.result
+    if r is None or r.is_error or not text_only(r):
+        return None
+    t = result_text(r)
+    return f'<p class="confirm">{esc(t)}</p>' if t and len(t) < 1000 and "<" not in t else None
+
+
+def path_html(path: str) -> str:
+    return f'<code class="path">{esc(path)}</code>'
+
+
+def chips(obj: dict, spec) -> list[str]:
+    """A chip for each (key, label, warning) of spec whose key is set in obj; {} in the label is its value."""
+    return [f'<span class="chip{" warnchip" if warn else ""}">{label.format(esc(obj[key]))}</span>'
+            for key, label, warn in spec if obj.get(key)]
+
+
+def chip_line(bits: list[str]) -> str:
+    """Facts about a result (size, time, counts) as a line of chips ('' when there are none)."""
+    return f'<p class="rinfo">{" ".join(f"<span class=chip>{b}</span>" for b in bits)}</p>' if bits else ""

@@ -1,0 +1,140 @@
+"""Code with its line numbers, and diffs: what the file views (Read, Write, Edit) are made of."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_language
+from ccreport.render.markup import FOLD_LINES, cut, esc, highlight_lines, in_browser
+from ccreport.render.tools.base import as_str
+
+
+def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
+             fold: bool = True, browser: bool | None = None) -> str:
+    """Code with its real line numbers in a gutter, folded after FOLD_LINES lines.
+
+    ``sep`` is the separator Claude Code put between number and text (``→`` or a tab): kept in a
+    hidden span so the page text still reads as the model saw it (search, copy of a whole block).
+    ``browser``: leave the colours to assets/code.js (the site) instead of pygments (the
+    self-contained export, which carries no highlighter): the block says its language in
+    ``data-lang`` and holds plain escaped text. Default: markup.colours_in_browser()'s setting.
+    """
+    if browser is None:
+        browser = in_browser()
+    text, note = cut(text)
+    if text.endswith("\n"):
+        text = text[:-1]
+    attr = ""
+    if browser:
+        lines = esc(text).split("\n")
+        plang = prism_language(filename) if len(text) <= BROWSER_COLOUR_MAX else None
+        attr = f' data-lang="{plang}"' if plang else ""
+    else:
+        lines = highlight_lines(text, filename)
+    if numbers is None or len(numbers) != len(lines):
+        numbers = range(start, start + len(lines))
+    # Without a separator of its own, a hidden tab keeps the number a word apart from the code.
+    s = f'<span class="lsep">{esc(sep or chr(9))}</span>'
+    rows = [f'<span class="ln">{n}</span>{s}{ln}' for n, ln in zip(numbers, lines)]
+    if fold and len(rows) > FOLD_LINES + 10:
+        head, rest = rows[:FOLD_LINES], rows[FOLD_LINES:]
+        # (tabindex: a numbered block keeps its lines unwrapped and scrolls sideways; keyboard users
+        # must be able to reach and scroll it.)
+        return (f'<pre class="code hl num" tabindex="0"{attr}>{chr(10).join(head)}</pre>'
+                f'<details class="more"><summary>show all {len(rows):,} lines</summary>'
+                f'<pre class="code hl num{" cont" if attr else ""}" tabindex="0"{attr}>{chr(10).join(rest)}</pre></details>{note}')
+    return f'<pre class="code hl num" tabindex="0"{attr}>{chr(10).join(rows)}</pre>{note}'
+
+
+_NUMBERED = re.compile(r"^ *(\d+)(→|\t)(.*)$")
+# The same, for a whole block at once (one C-level pass instead of a Python loop per line).
+_BLOCK = {"→": re.compile(r"(?: *\d+→[^\n]*(?:\n|\Z))+"), "\t": re.compile(r"(?: *\d+\t[^\n]*(?:\n|\Z))+")}
+
+
+def parse_numbered(text: str):
+    """Split ``cat -n`` style text (``   12→code`` or ``12\\tcode``) into (numbers, code, sep, tail).
+
+    ``tail`` is what follows the numbered block (system reminders). None when the text is not numbered.
+    """
+    first = _NUMBERED.match(text[: text.find("\n")] if "\n" in text else text)
+    if first is None:
+        return _parse_numbered_lines(text)
+    sep = first.group(2)
+    end = _BLOCK[sep].match(text).end()
+    rest = text[end:]
+    if "\n" in rest and rest[: rest.find("\n")].strip() == "":
+        # A blank line, then more numbered lines? Then the block goes on: the careful path.
+        after = rest[rest.find("\n") + 1:]
+        if _NUMBERED.match(after[: after.find("\n")] if "\n" in after else after):
+            return _parse_numbered_lines(text)
+    block = text[:end]
+    # Every line of the block is " *<digits><sep>…" (the match above): a partition per line is exact,
+    # and 3× faster than a multiline regex, which tries every position of the text.
+    split = [ln.partition(sep) for ln in (block[:-1] if block.endswith("\n") else block).split("\n")]
+    return [int(p[0]) for p in split], "\n".join(p[2] for p in split), sep, rest.strip()
+
+
+def _parse_numbered_lines(text: str):
+    lines = text.split("\n")
+    nums, code, sep = [], [], None
+    i = 0
+    for i, ln in enumerate(lines):
+        m = _NUMBERED.match(ln)
+        if not m or (sep is not None and m.group(2) != sep):
+            if ln.strip() == "" and i + 1 < len(lines) and _NUMBERED.match(lines[i + 1] or ""):
+                nums.append(None)
+                code.append("")
+                continue
+            break
+        sep = m.group(2)
+        nums.append(int(m.group(1)))
+        code.append(m.group(3))
+    else:
+        i = len(lines)
+    if not nums or sep is None:
+        return None
+    # Blank separator lines inside the block get the number after their neighbour.
+    fixed = []
+    for k, n in enumerate(nums):
+        fixed.append(n if n is not None else (fixed[-1] + 1 if fixed else 1))
+    return fixed, "\n".join(code), sep, "\n".join(lines[i:]).strip()
+
+
+
+# --- diffs --------------------------------------------------------------------------------------
+def diff_lines(old: str, new: str) -> list[str]:
+    """The hunks of a unified diff (3 lines of context) between two texts, without its file header."""
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+
+
+def diff_html(lines) -> str:
+    out = []
+    for ln in lines:
+        cls = "add" if ln.startswith("+") else "del" if ln.startswith("-") else "hunk" if ln.startswith("@@") else "ctx"
+        # The newline sits inside the (block) span: between spans it would add an empty line.
+        out.append(f'<span class="{cls}">{esc(ln)}\n</span>')
+    if not out:
+        return '<p class="dim">(no change)</p>'
+    if len(out) > FOLD_LINES * 3:
+        return (f'<pre class="diff" tabindex="0">{"".join(out[:FOLD_LINES])}</pre><details class="more"><summary>show all '
+                f'{len(out):,} diff lines</summary><pre class="diff" tabindex="0">{"".join(out[FOLD_LINES:])}</pre></details>')
+    return f'<pre class="diff" tabindex="0">{"".join(out)}</pre>'
+
+
+def diff_stat(lines) -> str:
+    add = sum(1 for x in lines if x.startswith("+"))
+    rem = sum(1 for x in lines if x.startswith("-"))
+    return f' <span class="dstat"><span class="dadd">+{add}</span> <span class="ddel">−{rem}</span></span>'
+
+
+def patch_lines(patch) -> list[str] | None:
+    if not isinstance(patch, list) or not patch:
+        return None
+    out = []
+    for h in patch:
+        if not isinstance(h, dict) or not isinstance(h.get("lines"), list):
+            return None
+        out.append(f'@@ -{h.get("oldStart", "?")},{h.get("oldLines", "?")} +{h.get("newStart", "?")},{h.get("newLines", "?")} @@')
+        out.extend(as_str(x) for x in h["lines"])
+    return out

@@ -1,0 +1,75 @@
+"""Grep, Glob, LS and ToolSearch: what was looked for, and what was found."""
+
+from __future__ import annotations
+
+from ccreport.render.blocks import kv_table
+from ccreport.render.conventions import output_text
+from ccreport.render.markup import esc, pre
+from ccreport.render.tools.base import as_str, chip_line, extra_of, input_of, path_html, plural, result_text, short
+
+
+def _search_summary(inp: dict) -> str:
+    pat = as_str(inp.get("pattern"))
+    path = as_str(inp.get("path"))
+    bits = []
+    for k in ("glob", "type", "output_mode", "-i", "-n", "multiline", "head_limit", "ignore"):
+        v = inp.get(k)
+        if v not in (None, "", False):
+            bits.append(f"{k}={short(as_str(v) if not isinstance(v, list) else ','.join(map(as_str, v)), 40)}")
+    return (f"<code>{esc(short(pat, 100))}</code>" if pat else "") + (
+        f' <span class="dim">in</span> {path_html(path)}' if path else "") + (
+        f' <span class="dim">{esc(" ".join(bits))}</span>' if bits else "")
+
+
+def _file_list(names: list[str], total, truncated: bool, ctx) -> str:
+    head = f'<p class="rinfo"><span class="chip">{plural(total, "file")}{" (truncated)" if truncated else ""}</span></p>'
+    return head + pre("\n".join(names), cls="files")
+
+
+def v_search(call, ctx):
+    inp = input_of(call)
+    x = extra_of(call)
+    summary = _search_summary(inp)
+    res = None
+    r = call.result
+    if r is not None and not r.is_error:
+        if isinstance(x.get("filenames"), list) and not x.get("content") and x.get("mode") != "count":
+            names = [as_str(n) for n in x["filenames"]]
+            res = _file_list(names, x.get("numFiles", len(names)), bool(x.get("truncated")), ctx)
+        elif isinstance(x.get("content"), str):
+            bits = []
+            for k, w in (("numFiles", "file"), ("numLines", "line"), ("numMatches", "match")):
+                if isinstance(x.get(k), int) and (x[k] or k == "numLines"):
+                    bits.append(plural(x[k], w).replace("matchs", "matches"))
+            if x.get("appliedLimit"):
+                bits.append(f"limit {esc(x['appliedLimit'])}")
+            res = chip_line(bits) + output_text(x["content"], ctx)
+        elif call.name == "LS" or call.name == "Glob":
+            t = result_text(r)
+            # LS: "- name" lines under the listed folder (its own line first); Glob: one path a line.
+            entries = (sum(1 for ln in t.split("\n") if ln.strip().startswith("- ")) - 1) if call.name == "LS" else \
+                sum(1 for ln in t.split("\n") if ln.strip())
+            res = f'<p class="rinfo"><span class="chip">{plural(entries, "entry").replace("entrys", "entries")}</span></p>' + output_text(t, ctx, "files")
+    rest = {k: v for k, v in inp.items() if k not in ("pattern", "path")}
+    return summary, kv_table(rest) if rest else "", res
+
+
+def v_tool_search(call, ctx):
+    inp = input_of(call)
+    x = extra_of(call)
+    q = as_str(inp.get("query") or x.get("query"))
+    summary = f"<code>{esc(short(q, 120))}</code>"
+    res = None
+    r = call.result
+    if r is not None and not r.is_error:
+        names = [b.get("tool_name") for b in r.content if isinstance(b, dict) and b.get("type") == "tool_reference"] \
+            if isinstance(r.content, list) else []
+        if not names and isinstance(x.get("matches"), list):
+            names = x["matches"]
+        if names or isinstance(x.get("matches"), list):
+            total = x.get("total_deferred_tools")
+            res = (f'<p class="rinfo"><span class="chip">{plural(len(names), "tool")} loaded'
+                   f'{f" of {total} deferred" if isinstance(total, int) else ""}</span></p>'
+                   + " ".join(f'<span class="chip tref">{esc(n)}</span>' for n in names))
+    rest = {k: v for k, v in inp.items() if k != "query"}
+    return summary, kv_table(rest) if rest else "", res

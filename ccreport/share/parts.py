@@ -1,0 +1,197 @@
+"""The balanced blocks a Markdown export is made of, and the parts they are packed into.
+
+A block is a heading, prose (quoted or not), fenced code, or a ``<details>`` fold holding them. A
+block that does not fit in the room left goes to the next part; one that does not fit in a part at
+all is cut into pieces (mdsafe) and its fold is closed and reopened ("continued") around each cut,
+so every part is a valid document with balanced folds and fences. Only the part being filled is
+held; a finished one goes to the sink (a file, FILE.partN.md files, or a stream).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ccreport.render.markup import strip_ansi
+from ccreport.render.tools.base import short
+from ccreport.share.export import write_text
+from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
+
+PART_MARKER = "<!-- ccreport: part break -->"
+# Room kept at the top of every part for its "part N" line.
+HEADER_RESERVE = 200
+SUMMARY_MAX = 120
+
+
+# --- blocks -------------------------------------------------------------------------------------
+@dataclass
+class Code:
+    text: str
+    lang: str = ""
+    label: str = ""  # markdown shown above the fence (ours, never transcript text)
+
+
+@dataclass
+class Prose:
+    text: str
+    quoted: bool = False
+
+
+@dataclass
+class Raw:
+    text: str  # markdown we wrote ourselves (balanced, short)
+
+
+@dataclass
+class Block:
+    items: list = field(default_factory=list)
+    summary: str | None = None  # set: the block is a <details> fold with this (plain text) summary
+
+    def _open(self, cont: bool) -> str:
+        if self.summary is None:
+            return ""
+        s = short(strip_ansi(self.summary), SUMMARY_MAX) + (" (continued)" if cont else "")
+        return f"<details><summary>{html.escape(s)}</summary>\n\n"
+
+    def _close(self) -> str:
+        return "</details>\n\n" if self.summary is not None else ""
+
+    def render(self) -> str:
+        return self._open(False) + "".join(_item_md(i) for i in self.items) + self._close()
+
+    def pieces(self, limit: int) -> list[str]:
+        """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
+        out = []
+        for i in self.items:
+            out.extend(_item_pieces(i, limit))
+        return out
+
+
+def _item_md(i) -> str:
+    if isinstance(i, Raw):
+        return i.text
+    if isinstance(i, Prose):
+        return _prose_md(i.quoted)(i.text)
+    return _code_md(i.text, i.lang, i.label) + "\n"
+
+
+def _prose_md(quoted: bool):
+    if quoted:
+        return lambda t: quoted_prose(t).rstrip("\n") + "\n\n"
+    return lambda t: prose(t).rstrip("\n") + "\n\n"
+
+
+def _code_md(text, lang, label):
+    return code_pieces(text, lang, 10**12, label)[0]
+
+
+def _item_pieces(i, limit: int) -> list[str]:
+    if isinstance(i, Raw):
+        return [i.text]
+    if isinstance(i, Prose):
+        return prose_pieces(i.text, limit, _prose_md(i.quoted))
+    label = i.label
+    cont = label.replace(":**", " (continued):**") if label else ""
+    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
+
+
+# --- parts --------------------------------------------------------------------------------------
+class Packer:
+    """Fill parts of at most ``limit`` characters with blocks; hand each full part to ``emit``."""
+
+    def __init__(self, limit: int, emit, session_id: str):
+        self.limit = limit
+        self.emit = emit
+        self.sid = session_id[:40]
+        self.buf: list[str] = []
+        self.size = 0
+        self.no = 1
+        self.budget = limit - HEADER_RESERVE
+
+    def header(self, no: int) -> str:
+        h = f"<!-- ccreport export: session {self.sid}, part {no} -->\n\n"
+        if no > 1:
+            h += f"*Part {no} of the exported session `{self.sid}` (continued).*\n\n"
+        return h
+
+    def _flush(self):
+        self.emit(self.no, "".join(self.buf))
+        self.no += 1
+        self.buf, self.size = [], 0
+
+    def _append(self, s: str):
+        self.buf.append(s)
+        self.size += len(s)
+
+    def _put(self, s: str):
+        if self.size + len(s) > self.budget:
+            self._flush()
+        self._append(s)
+
+    def add(self, block: Block):
+        s = block.render()
+        if len(s) <= self.budget:
+            self._put(s)  # in the room left, or at the top of the next part
+            return
+        # Too big for any part: cut it, reopening its fold after every cut.
+        o_first, o_cont, close = block._open(False), block._open(True), block._close()
+        room = self.budget - max(len(o_first), len(o_cont)) - len(close)
+        pieces = block.pieces(room)
+        open_ = o_first
+        group: list[str] = []
+        glen = 0
+        for p in pieces:
+            if group and self.size + len(open_) + glen + len(p) + len(close) > self.budget:
+                self._append(open_ + "".join(group) + close)
+                open_, group, glen = o_cont, [], 0
+                self._flush()
+            elif not group and self.size + len(open_) + len(p) + len(close) > self.budget:
+                self._flush()
+            group.append(p)
+            glen += len(p)
+        if group:
+            self._append(open_ + "".join(group) + close)
+
+    def finish(self) -> int:
+        """Emit the last part; returns the number of parts."""
+        if self.buf or self.no == 1:
+            self.emit(self.no, "".join(self.buf), last=True)
+            return self.no
+        return self.no - 1
+
+
+class Sink:
+    """Where finished parts go: files (FILE, or FILE.partN.md) or a stream."""
+
+    def __init__(self, out: Path | None, stream):
+        self.out, self.stream = out, stream
+        self.header = None  # the packer's part header, set once the packer exists
+        self.first: str | None = None
+        self.files: list[Path] = []
+
+    def part_path(self, no: int) -> Path:
+        name = self.out.name
+        stem = name[:-3] if name.endswith(".md") else name
+        return self.out.with_name(f"{stem}.part{no}.md")
+
+    def emit(self, no: int, text: str, last: bool = False):
+        if no == 1 and last:  # the whole document fits: no part header, no numbered file
+            self._write(self.out, text, first=True)
+            return
+        if no == 1:
+            self.first = text
+            return
+        if self.first is not None:
+            self._write(self.part_path(1) if self.out else None, self.header(1) + self.first, first=True)
+            self.first = None
+        self._write(self.part_path(no) if self.out else None, self.header(no) + text, first=False)
+
+    def _write(self, path: Path | None, text: str, first: bool):
+        if path is None:
+            if not first:
+                self.stream.write("\n" + PART_MARKER + "\n\n")
+            self.stream.write(text)
+            return
+        write_text(path, text)
+        self.files.append(path)
