@@ -4,8 +4,9 @@ Counting rules, in the order they apply:
 
 * One API response is written as several ``assistant`` lines that repeat its usage; a response is
   the group (``message.id``, ``requestId``) and counts once, with its largest usage (the last line).
-  This is the same rule as ``model.Builder`` applies per transcript, but over the whole session, so
-  a response that shows up in two files of the session still counts once.
+  The rule holds per transcript (``TranscriptUsage``: a transcript's row in the indexes) and over the
+  whole session (``merge_ledgers``), so a response that shows up in two files of the session still
+  counts once.
 * Compaction, side-question and prompt-suggestion runs replay the parent conversation: a line in a
   non-main transcript whose ``message.id`` also occurs in the main transcript is a replayed copy and
   is not counted (its requestId may differ, which is why the id alone decides). The main transcript
@@ -111,6 +112,10 @@ class TranscriptUsage:
             self.total = sums.get("total") or self.total
             self.by_model = sums.get("by_model") or {}
             self.by_day = sums.get("by_day") or {}
+
+    def tokens(self) -> dict:
+        """The four API counters over the transcript's responses (the token cell of its index row)."""
+        return dict(zip(USAGE_KEYS, self.total))
 
     def to_json(self) -> dict:
         return {"rows": list(self.groups.values()),

@@ -24,7 +24,7 @@ from ccreport.render.blobs import BlobStore
 from ccreport.source.home import Catalog, Session, Transcript, discover
 from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
 from ccreport.render.markup import colours_in_browser, human_size
-from ccreport.model.messages import Builder, title_of, usage_totals
+from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, Page, paginate
 from ccreport.render.message import RenderContext, local_date, render_message
 from ccreport.render.resources import asset_files, asset_names, env, fingerprint
@@ -205,7 +205,7 @@ def render_transcript(s: Session, t: Transcript, out: Path, writer: Writer, opts
     if ledgers is not None:
         ledgers[t.id] = ledger
     c = builder.carry
-    summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=usage_totals(c),
+    summary.update(messages=c["messages"], malformed=c["malformed"], counts=c["counts"], usage=ledger.tokens(),
                    title=title_of(c), prompt=c["titles"].get("prompt"), cwd=c["cwd"], git_branch=c["git_branch"],
                    first_ts=c["first_ts"], last_ts=c["last_ts"], models=c["models"], tool_calls=c["tool_calls"])
     if summary["pages"]:

@@ -123,15 +123,14 @@ def test_corpus_stats_equal_builder_totals(corpus_home):
     """On the real corpus (no replayed runs in it) the session-wide de-dup equals the per-transcript one."""
     from ccreport.source.home import discover
     from ccreport.source.jsonl import read_entries
-    from ccreport.model.messages import Builder, usage_totals
+    from ccreport.model.usage import TranscriptUsage
 
     tot: dict = {}
     for t in discover(corpus_home).transcripts():
-        b = Builder()
+        ledger = TranscriptUsage()
         for e in read_entries(t.path):
-            b.feed(e)
-            b.out.clear()
-        for k, v in usage_totals(b.carry).items():
+            ledger.feed(e.obj, e.line)
+        for k, v in ledger.tokens().items():
             tot[k] = tot.get(k, 0) + v
     r = CliRunner().invoke(cli, ["stats", "--home", str(corpus_home), "--json"])
     data = json.loads(r.output)
