@@ -154,8 +154,6 @@ def new_carry() -> dict:
         "cwd": None,
         "git_branch": None,
         "models": [],
-        "version": None,
-        "sidechain_prompts": {},  # inline sidechain start line by prompt (≤ 2.0.2 layout)
     }
 
 
@@ -227,8 +225,6 @@ class Builder:
             c["cwd"] = obj["cwd"]
         if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
             c["git_branch"] = obj["gitBranch"]
-        if isinstance(obj.get("version"), str):
-            c["version"] = obj["version"]
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
