@@ -241,13 +241,9 @@ class _Inside:
 
     def dir_ok(self, folder: Path) -> bool:
         key = str(folder)
-        ok = self.dirs.get(key)
-        if ok is None:
-            try:
-                ok = self.dirs[key] = folder.resolve().is_relative_to(self.real_root)
-            except (OSError, RuntimeError):
-                ok = self.dirs[key] = False
-        return ok
+        if key not in self.dirs:
+            self.dirs[key] = contained(folder, self.real_root)
+        return self.dirs[key]
 
     def stat(self, path: Path):
         """The file's stat if it lies inside the home; None when it is a link out of it.
