@@ -19,6 +19,7 @@ Nothing is parsed in full. Per session:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -32,6 +33,20 @@ HEAD_BYTES = 256 * 1024
 TAIL_BYTES = 256 * 1024
 _TYPE = re.compile(rb'"type"\s*:\s*"(user|assistant)"')
 _TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
+
+
+@dataclass(slots=True)
+class SessionRow:
+    """One session of the listing; ``--json`` writes the fields as an object, in this order."""
+
+    id: str
+    project: str  # the recorded cwd of the project, else its folder name
+    project_dir: str
+    title: str
+    last_activity: str  # UTC, to the second
+    messages: int
+    agents: int
+    size: int
 
 
 def _scan_titles(lines, best: dict) -> None:
@@ -111,7 +126,7 @@ def _iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def session_row(s: Session, project: str) -> dict:
+def session_row(s: Session, project: str) -> SessionRow:
     main = s.main
     title, last = _title_and_last(main.path) if main else (None, None)
     for t in s.agents:
@@ -120,12 +135,12 @@ def session_row(s: Session, project: str) -> dict:
         t_title, t_last = _title_and_last(t.path)
         title = title or t_title
         last = max(filter(None, (last, t_last)), default=None)
-    return {"id": s.id, "project": project, "project_dir": s.project.dir_name,
-            "title": " ".join((title or "(untitled)").split())[:200], "last_activity": _norm(last) if last else _iso(s.mtime_ns),
-            "messages": _count_messages(main.path) if main else 0, "agents": len(s.agents), "size": s.size}
+    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200],
+                      _norm(last) if last else _iso(s.mtime_ns), _count_messages(main.path) if main else 0,
+                      len(s.agents), s.size)
 
 
-def list_rows(home: Path, project: str | None = None) -> list[dict]:
+def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
     catalog = discover(home)
     rows = []
     needle = project.lower() if project else None
@@ -136,24 +151,23 @@ def list_rows(home: Path, project: str | None = None) -> list[dict]:
         if needle and needle not in name.lower() and needle not in p.dir_name.lower():
             continue
         rows.extend(session_row(s, name) for s in p.sessions.values())
-    rows.sort(key=lambda r: (r["last_activity"], r["id"]), reverse=True)
+    rows.sort(key=lambda r: (r.last_activity, r.id), reverse=True)
     return rows
 
 
-def rows_json(rows: list[dict]) -> str:
+def rows_json(rows: list[SessionRow]) -> str:
     return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
 
 
-def format_table(rows: list[dict], width: int = 60) -> str:
+def format_table(rows: list[SessionRow], width: int = 60) -> str:
     if not rows:
         return "(no sessions)"
     head = ("ID", "PROJECT", "TITLE", "LAST ACTIVITY (UTC)", "MSGS", "SIZE")
     body = []
     for r in rows:
-        proj = r["project"] if len(r["project"]) <= 40 else "…" + r["project"][-39:]
-        title = r["title"] if len(r["title"]) <= width else r["title"][: width - 1] + "…"
-        body.append((r["id"], proj, title, r["last_activity"].replace("T", " ").rstrip("Z"), f'{r["messages"]:,}',
-                     human_size(r["size"])))
+        proj = r.project if len(r.project) <= 40 else "…" + r.project[-39:]
+        title = r.title if len(r.title) <= width else r.title[: width - 1] + "…"
+        body.append((r.id, proj, title, r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
     for row in [head] + body:

@@ -25,19 +25,11 @@ TEXT_SHOWN = 2000  # characters of one text block in the readable form
 DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
 
 
-def check_spec(spec: str) -> None:
-    """Refuse what could name a path before any file is touched (seed-003 R2.2)."""
-    if not spec or "/" in spec or "\\" in spec or ".." in spec:
-        raise LocateError(f"not a valid session id: {spec!r}", status=400)
-    if spec != "latest":
-        check_id(spec)
-
-
 def tail(home: Path, spec: str, n: int = DEFAULT_LINES, agent: str | None = None) -> dict:
     """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
     if n < 0:
         raise LocateError("-n must be ≥ 0", status=400)
-    check_spec(spec)
+    check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
     session = find_session(home, spec)

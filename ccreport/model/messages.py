@@ -5,7 +5,8 @@
 * A ``tool_result`` pairs with its ``tool_use`` by id; the user line that only carries results is
   absorbed into the call (it is shown inside the call's ``<details>``). A result whose call is on an
   already closed page, or unknown, becomes a message of its own that points back to the call.
-* Token usage is de-duplicated by (``message.id``, ``requestId``) keeping the largest (FORMAT.md §8).
+* A message shows the largest usage of its lines; the usage of a transcript (each API response counted
+  once, FORMAT.md §8) is counted by ``model.usage.TranscriptUsage``, fed from the same read.
 * Nothing is dropped: every line ends up in some message — bookkeeping lines (snapshots, queue
   operations, progress, titles…) as ``meta`` messages, unparseable lines as ``malformed`` ones, and
   unknown entry or block types as generic ones.
@@ -52,9 +53,6 @@ NOT_TYPED = (
     "This session is being continued",
     "[SUGGESTION MODE",
 )
-# How many recent usage groups are remembered for de-duplication. Lines of one API response are
-# (nearly) contiguous; a window this size catches the interleaved ones without growing with the file.
-USAGE_WINDOW = 64
 # Calls on closed pages that still wait for their result (kept so the late result can link back).
 LATE_CALLS_KEEP = 2000
 
@@ -145,8 +143,6 @@ def typed_prompt_text(entry: dict) -> str | None:
 def new_carry() -> dict:
     """The builder state that continues across pages (plain data: JSON-serialisable)."""
     return {
-        "usage_done": dict.fromkeys(USAGE_KEYS, 0),  # totals of groups that left the window
-        "usage_recent": [],  # [[key, usage], …] the last USAGE_WINDOW groups
         "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
         "titles": {},  # custom / ai / summary / prompt
         "counts": {},  # entry type → lines
@@ -158,8 +154,6 @@ def new_carry() -> dict:
         "cwd": None,
         "git_branch": None,
         "models": [],
-        "version": None,
-        "sidechain_prompts": {},  # inline sidechain start line by prompt (≤ 2.0.2 layout)
     }
 
 
@@ -231,8 +225,6 @@ class Builder:
             c["cwd"] = obj["cwd"]
         if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
             c["git_branch"] = obj["gitBranch"]
-        if isinstance(obj.get("version"), str):
-            c["version"] = obj["version"]
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
@@ -281,8 +273,6 @@ class Builder:
         usage = _clean_usage(msg.get("usage"))
         if usage and usage_total(usage) >= usage_total(m.usage):
             m.usage = usage
-        if usage:
-            self._count_usage(mid or f"line{e.line}", obj.get("requestId"), usage)
         if isinstance(content, str):
             if content:
                 m.blocks.append(("text", content))
@@ -318,21 +308,6 @@ class Builder:
                     self.task_prompts[prompt[:500]] = call
         else:
             m.blocks.append(("unknown", b))
-
-    def _count_usage(self, mid: str, rid: Any, usage: dict) -> None:
-        key = f"{mid}|{rid if isinstance(rid, str) else ''}"
-        recent = self.carry["usage_recent"]
-        for item in recent:
-            if item[0] == key:
-                if usage_total(usage) > usage_total(item[1]):
-                    item[1] = usage
-                return
-        recent.append([key, usage])
-        if len(recent) > USAGE_WINDOW:
-            _, old = recent.pop(0)
-            done = self.carry["usage_done"]
-            for k in USAGE_KEYS:
-                done[k] += old.get(k, 0)
 
     # --- user --------------------------------------------------------------------------------
     def _user(self, e: Entry, obj: dict) -> None:
@@ -394,14 +369,6 @@ class Builder:
     @property
     def has_open_calls(self) -> bool:
         return bool(self.open_calls)
-
-
-def usage_totals(carry: dict) -> dict:
-    tot = dict(carry["usage_done"])
-    for _, u in carry["usage_recent"]:
-        for k in USAGE_KEYS:
-            tot[k] += u.get(k, 0)
-    return tot
 
 
 def title_of(carry: dict) -> str | None:

@@ -13,22 +13,19 @@ Claude Code, "<synthetic>" lines…) gets tokens only, and the reports say so.
 
 from __future__ import annotations
 
-# (pattern, input, output) — cache rates follow from input (see cost()).
-PRICES: list[tuple[str, float, float]] = [
-    ("opus-4-7", 5.0, 25.0),  # assumed equal to Opus 4.5/4.6 (the 4.5+ Opus generation list price)
-    ("opus-4-6", 5.0, 25.0),
-    ("opus-4-5", 5.0, 25.0),
-    ("opus-4-1", 15.0, 75.0),
-    ("opus-4", 15.0, 75.0),
-    ("claude-3-opus", 15.0, 75.0),
-    ("sonnet-4-5", 3.0, 15.0),
-    ("sonnet-4", 3.0, 15.0),
-    ("3-7-sonnet", 3.0, 15.0),
-    ("3-5-sonnet", 3.0, 15.0),
-    ("haiku-4-5", 1.0, 5.0),
-    ("3-5-haiku", 0.8, 4.0),
-    ("claude-3-haiku", 0.25, 1.25),
+# (name patterns, input, output): the patterns of one price, most specific first. The rows keep the
+# order patterns are tried in, so "opus-4-5" comes before "opus-4" (cache rates follow from input).
+PRICE_ROWS: list[tuple[tuple[str, ...], float, float]] = [
+    (("opus-4-7", "opus-4-6", "opus-4-5"), 5.0, 25.0),  # 4-7 assumed equal to 4.5/4.6 (the 4.5+ Opus list price)
+    (("opus-4-1", "opus-4", "claude-3-opus"), 15.0, 75.0),
+    (("sonnet-4-5", "sonnet-4", "3-7-sonnet", "3-5-sonnet"), 3.0, 15.0),
+    (("haiku-4-5",), 1.0, 5.0),
+    (("3-5-haiku",), 0.8, 4.0),
+    (("claude-3-haiku",), 0.25, 1.25),
 ]
+# (pattern, input, output), in the order they are tried.
+PRICES: list[tuple[str, float, float]] = [(pattern, inp, out) for patterns, inp, out in PRICE_ROWS
+                                          for pattern in patterns]
 CACHE_WRITE_5M = 1.25
 CACHE_WRITE_1H = 2.0
 CACHE_READ = 0.1
@@ -45,19 +42,6 @@ def price_of(model: str | None) -> tuple[float, float] | None:
     return None
 
 
-def cost(model: str | None, usage: dict) -> float | None:
-    """Dollars for one usage record, or None for a model without a known price."""
-    p = price_of(model)
-    if p is None:
-        return None
-    inp, out = p
-    write = usage.get("cache_creation_input_tokens", 0)
-    write_1h = min(usage.get("cache_write_1h", 0), write)
-    return (usage.get("input_tokens", 0) * inp + usage.get("output_tokens", 0) * out
-            + (write - write_1h) * inp * CACHE_WRITE_5M + write_1h * inp * CACHE_WRITE_1H
-            + usage.get("cache_read_input_tokens", 0) * inp * CACHE_READ) / 1_000_000
-
-
 # Costs are also kept as integers: 1e-10 dollar units. Every list price times its cache multiplier
 # is a whole number of units per token, so sums are exact and do not depend on the order they were
 # added in: an incremental build that adds and takes back a response's cost (usage.py) ends on the
@@ -66,7 +50,8 @@ UNITS_PER_DOLLAR = 10_000_000_000
 
 
 def cost_units(model: str | None, usage: dict) -> int | None:
-    """cost() in integer units (UNITS_PER_DOLLAR), or None for a model without a known price."""
+    """The cost of one usage record in integer units (UNITS_PER_DOLLAR), or None for a model without a
+    known price."""
     p = price_of(model)
     if p is None:
         return None

@@ -4,8 +4,9 @@ Counting rules, in the order they apply:
 
 * One API response is written as several ``assistant`` lines that repeat its usage; a response is
   the group (``message.id``, ``requestId``) and counts once, with its largest usage (the last line).
-  This is the same rule as ``model.Builder`` applies per transcript, but over the whole session, so
-  a response that shows up in two files of the session still counts once.
+  The rule holds per transcript (``TranscriptUsage``: a transcript's row in the indexes) and over the
+  whole session (``merge_ledgers``), so a response that shows up in two files of the session still
+  counts once.
 * Compaction, side-question and prompt-suggestion runs replay the parent conversation: a line in a
   non-main transcript whose ``message.id`` also occurs in the main transcript is a replayed copy and
   is not counted (its requestId may differ, which is why the id alone decides). The main transcript
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import USAGE_KEYS
 from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 
@@ -111,6 +113,10 @@ class TranscriptUsage:
             self.total = sums.get("total") or self.total
             self.by_model = sums.get("by_model") or {}
             self.by_day = sums.get("by_day") or {}
+
+    def tokens(self) -> dict:
+        """The four API counters over the transcript's responses (the token cell of its index row)."""
+        return dict(zip(USAGE_KEYS, self.total))
 
     def to_json(self) -> dict:
         return {"rows": list(self.groups.values()),
@@ -209,25 +215,15 @@ def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
 
 
 class SessionUsage:
-    """Feed the entries of one session's transcripts, main transcript first; then ``report()``."""
+    """The ledgers of one session's transcripts, main transcript first (``start`` each); then ``report()``."""
 
     def __init__(self) -> None:
         self.ledgers: list[tuple[str, str, TranscriptUsage]] = []
-        self._lines = 0  # line numbers for feed() calls that give none
 
-    def start(self, transcript_id: str, kind: str) -> None:
+    def start(self, transcript_id: str, kind: str) -> TranscriptUsage:
+        """The ledger of the session's next transcript, to feed its entries to."""
         self.ledgers.append((transcript_id, kind, TranscriptUsage()))
-        self._lines = 0
-
-    def feed(self, obj: dict | None, line: int | None = None) -> None:
-        if not self.ledgers:
-            self.start("main", "main")
-        self._lines += 1
-        self.ledgers[-1][2].feed(obj, line if line is not None else self._lines)
-
-    def feed_all(self, entries: Iterable) -> None:
-        for e in entries:
-            self.feed(e.obj, e.line)
+        return self.ledgers[-1][2]
 
     def report(self) -> dict:
         """{"total", "by_model", "by_day", "by_transcript", "replayed_lines", "unpriced_models"}."""
@@ -253,13 +249,12 @@ def merge_reports(reports: Iterable[dict]) -> dict:
 
 def session_report(session) -> dict:
     """Read one session's transcripts (streaming) and count its usage: for ``ccreport stats``."""
-    from ccreport.source.jsonl import read_entries
-
     su = SessionUsage()
-    for t in ([session.main] if session.main else []) + list(session.agents):
-        su.start(t.id, t.kind)
+    for t in session.transcripts:
+        ledger = su.start(t.id, t.kind)
         try:
-            su.feed_all(read_entries(t.path))
+            for e in read_entries(t.path):
+                ledger.feed(e.obj, e.line)
         except OSError:
             continue
     return su.report()

@@ -12,7 +12,7 @@ import orjson
 from markupsafe import Markup
 
 from ccreport.layout import LATEST, depth_root, page_in_session, page_name, project_url, session_url, transcript_dir
-from ccreport.model.messages import Builder, title_of, usage_totals
+from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
 from ccreport.model.usage import TranscriptUsage
 from ccreport.render.blobs import BlobStore
@@ -141,7 +141,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume
         if renders is not None:
             renders.end_pass()
     state.agent_keys = sorted(pages.keys)
-    _summarize(state.summary, builder.carry)
+    _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
     return Rendered(state, ledger, docs)
@@ -163,10 +163,10 @@ def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) ->
     return last
 
 
-def _summarize(summary: TranscriptSummary, c: dict) -> None:
-    """The figures of the model's carry the overview and indexes show."""
+def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> None:
+    """The figures of the model's carry (and the usage ledger's tokens) the overview and indexes show."""
     summary.messages, summary.malformed, summary.counts = c["messages"], c["malformed"], c["counts"]
-    summary.usage, summary.title, summary.prompt = usage_totals(c), title_of(c), c["titles"].get("prompt")
+    summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
     summary.first_ts, summary.last_ts, summary.tool_calls = c["first_ts"], c["last_ts"], c["tool_calls"]
 

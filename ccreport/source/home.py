@@ -21,7 +21,6 @@ import stat as stat_mod
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 import orjson
 
@@ -124,20 +123,12 @@ class Session:
     def size(self) -> int:
         return sum(t.size for t in self.transcripts)
 
-    @property
-    def url(self) -> str:
-        return f"p/{quote(self.project.dir_name, safe='')}/{quote(self.id, safe='')}/"
-
 
 @dataclass
 class Project:
     dir_name: str
     path: Path
     sessions: dict[str, Session] = field(default_factory=dict)
-
-    @property
-    def url(self) -> str:
-        return f"p/{quote(self.dir_name, safe='')}/"
 
     def session(self, sid: str) -> Session:
         s = self.sessions.get(sid)
@@ -161,15 +152,9 @@ class Catalog:
             yield from s.transcripts
 
 
-def _stat_into(t: Transcript) -> Transcript:
-    st = t.path.stat()
-    t.size, t.mtime_ns, t.inode = st.st_size, st.st_mtime_ns, st.st_ino
-    return t
-
-
-def _read_meta(meta: Path, t: Transcript, root: Path | None = None) -> None:
+def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
     # A meta.json linked to a file outside the home is not read (its text would end up on a page).
-    if root is not None and not contained(meta, root):
+    if not contained(meta, root):
         return
     try:
         data = orjson.loads(meta.read_bytes())
@@ -224,11 +209,9 @@ def discover(home: Path) -> Catalog:
     return Catalog(home, projects, problems)
 
 
-def load_project(inside: "_Inside | Path", name: str, problems: list[str]) -> Project | None:
+def load_project(inside: "_Inside", name: str, problems: list[str]) -> Project | None:
     """One project folder of the projects root, listed; None when it is not a folder inside the
     home or holds no session. Shared by discovery and watch's rescan of changed projects."""
-    if isinstance(inside, Path):
-        inside = _Inside(inside)
     pdir = inside.root / name
     if not pdir.is_dir():
         return None
@@ -258,13 +241,9 @@ class _Inside:
 
     def dir_ok(self, folder: Path) -> bool:
         key = str(folder)
-        ok = self.dirs.get(key)
-        if ok is None:
-            try:
-                ok = self.dirs[key] = folder.resolve().is_relative_to(self.real_root)
-            except (OSError, RuntimeError):
-                ok = self.dirs[key] = False
-        return ok
+        if key not in self.dirs:
+            self.dirs[key] = contained(folder, self.real_root)
+        return self.dirs[key]
 
     def stat(self, path: Path):
         """The file's stat if it lies inside the home; None when it is a link out of it.
@@ -290,10 +269,7 @@ def _add(t: Transcript, inside: "_Inside", problems: list[str]) -> bool:
     return True
 
 
-def _scan_project(project: Project, inside: "_Inside | Path", problems: list[str]) -> None:
-    if isinstance(inside, Path):  # a caller with only the projects root (watch.rescan)
-        inside = _Inside(inside)
-    root = inside.root
+def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> None:
     entries = sorted(os.scandir(project.path), key=lambda e: e.name)
     legacy_agents = []
     for e in entries:
@@ -311,21 +287,7 @@ def _scan_project(project: Project, inside: "_Inside | Path", problems: list[str
                 if _add(t, inside, problems):
                     project.session(stem).main = t
         elif e.is_dir():
-            sdir = Path(e.path)
-            sub = sdir / "subagents"
-            if not inside.dir_ok(sub):
-                # A session folder (or its subagents/) linked out of the home is not even listed.
-                problems.append(f"{sdir}: symlink out of the home, skipped")
-                continue
-            if sub.is_dir():
-                for f in sorted(sub.rglob("agent-*.jsonl")):
-                    aid = f.name[len("agent-") : -len(".jsonl")]
-                    t = Transcript(aid, agent_kind(aid), f, layout="subagents")
-                    _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, root)
-                    if _add(t, inside, problems):
-                        project.session(e.name).agents.append(t)
-            if (sdir / "tool-results").is_dir():
-                project.session(e.name).tool_results_dir = sdir / "tool-results"
+            _scan_session_dir(project, Path(e.path), inside, problems)
     for f in legacy_agents:
         aid = f.name[len("agent-") : -len(".jsonl")]
         t = Transcript(aid, agent_kind(aid), f, layout="root")
@@ -342,3 +304,21 @@ def _scan_project(project: Project, inside: "_Inside | Path", problems: list[str
     # Sessions whose folder held only tool-results and no transcript are not sessions.
     for sid in [sid for sid, s in project.sessions.items() if not s.transcripts]:
         del project.sessions[sid]
+
+
+def _scan_session_dir(project: Project, sdir: Path, inside: _Inside, problems: list[str]) -> None:
+    """A session folder: its sub-agents (subagents/, 2.1.2+) and its tool-results/ folder."""
+    sub = sdir / "subagents"
+    if not inside.dir_ok(sub):
+        # A session folder (or its subagents/) linked out of the home is not even listed.
+        problems.append(f"{sdir}: symlink out of the home, skipped")
+        return
+    if sub.is_dir():
+        for f in sorted(sub.rglob("agent-*.jsonl")):
+            aid = f.name[len("agent-") : -len(".jsonl")]
+            t = Transcript(aid, agent_kind(aid), f, layout="subagents")
+            _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, inside.root)
+            if _add(t, inside, problems):
+                project.session(sdir.name).agents.append(t)
+    if (sdir / "tool-results").is_dir():
+        project.session(sdir.name).tool_results_dir = sdir / "tool-results"

@@ -6,16 +6,28 @@ import io
 import json
 
 from ccreport.source.jsonl import Reader
-from ccreport.model.messages import Builder, title_of, typed_prompt_text, usage_totals
+from ccreport.model.messages import Builder, title_of, typed_prompt_text
+from ccreport.model.usage import TranscriptUsage
 from util import assistant, tool_result, user
 
 
+def _data(entries) -> bytes:
+    return b"".join((json.dumps(e).encode() if isinstance(e, dict) else e) + b"\n" for e in entries)
+
+
 def feed(*entries) -> Builder:
-    data = b"".join((json.dumps(e).encode() if isinstance(e, dict) else e) + b"\n" for e in entries)
     b = Builder()
-    for e in Reader(io.BytesIO(data)):
+    for e in Reader(io.BytesIO(_data(entries))):
         b.feed(e)
     return b
+
+
+def usage_totals(*entries) -> dict:
+    """The token totals of a transcript of these entries (the index row's usage)."""
+    ledger = TranscriptUsage()
+    for e in Reader(io.BytesIO(_data(entries))):
+        ledger.feed(e.obj, e.line)
+    return ledger.tokens()
 
 
 def U(n, **kw):
@@ -41,21 +53,20 @@ def test_split_assistant_lines_merge_by_message_id():
 
 
 def test_usage_deduplicated_by_message_and_request_keeping_the_largest():
-    b = feed(
+    tot = usage_totals(
         assistant("a1", [{"type": "text", "text": "x"}], mid="msg_A", rid="req_1", usage=U(10)),
         assistant("a2", [{"type": "text", "text": "y"}], mid="msg_A", rid="req_1", usage=U(50)),
         assistant("a3", [{"type": "text", "text": "z"}], mid="msg_A", rid="req_1", usage=U(30)),
         assistant("b1", [{"type": "text", "text": "w"}], mid="msg_B", rid="req_2", usage=U(7)),
     )
-    tot = usage_totals(b.carry)
     assert tot["output_tokens"] == 57
     assert tot["input_tokens"] == 6 and tot["cache_read_input_tokens"] == 200
 
 
-def test_usage_of_many_messages_survives_the_recent_window():
+def test_usage_of_many_messages_is_all_counted():
     entries = [assistant(f"a{i}", [{"type": "text", "text": str(i)}], mid=f"msg_{i}", rid=f"req_{i}", usage=U(i))
                for i in range(1, 201)]
-    tot = usage_totals(feed(*entries).carry)
+    tot = usage_totals(*entries)
     assert tot["output_tokens"] == sum(range(1, 201))
 
 

@@ -8,11 +8,24 @@ import pytest
 from click.testing import CliRunner
 
 from ccreport.cli import cli
-from ccreport.model.prices import cost, price_of
+from ccreport.model.prices import CACHE_READ, CACHE_WRITE_1H, CACHE_WRITE_5M, UNITS_PER_DOLLAR, cost_units, price_of
 from util import assistant, make_home, page_text, tool_result, user
 
 SONNET = "claude-sonnet-4-5-20250929"
 HAIKU = "claude-haiku-4-5-20251001"
+
+
+def cost(model: str | None, usage: dict) -> float | None:
+    """Dollars for one usage record, in floating point: the reference prices.cost_units is checked against."""
+    p = price_of(model)
+    if p is None:
+        return None
+    inp, out = p
+    write = usage.get("cache_creation_input_tokens", 0)
+    write_1h = min(usage.get("cache_write_1h", 0), write)
+    return (usage.get("input_tokens", 0) * inp + usage.get("output_tokens", 0) * out
+            + (write - write_1h) * inp * CACHE_WRITE_5M + write_1h * inp * CACHE_WRITE_1H
+            + usage.get("cache_read_input_tokens", 0) * inp * CACHE_READ) / 1_000_000
 
 
 def U(i, o, cw=0, cr=0):
@@ -117,21 +130,21 @@ def test_price_table_matches_most_specific_model():
     # one hour cache writes cost twice the input price, five minute ones 1.25 times
     u = {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 2_000_000, "cache_write_1h": 1_000_000}
     assert cost(SONNET, u) == pytest.approx(3 * 2 + 3 * 1.25)
+    assert cost_units(SONNET, u) / UNITS_PER_DOLLAR == pytest.approx(3 * 2 + 3 * 1.25)
 
 
 def test_corpus_stats_equal_builder_totals(corpus_home):
     """On the real corpus (no replayed runs in it) the session-wide de-dup equals the per-transcript one."""
     from ccreport.source.home import discover
     from ccreport.source.jsonl import read_entries
-    from ccreport.model.messages import Builder, usage_totals
+    from ccreport.model.usage import TranscriptUsage
 
     tot: dict = {}
     for t in discover(corpus_home).transcripts():
-        b = Builder()
+        ledger = TranscriptUsage()
         for e in read_entries(t.path):
-            b.feed(e)
-            b.out.clear()
-        for k, v in usage_totals(b.carry).items():
+            ledger.feed(e.obj, e.line)
+        for k, v in ledger.tokens().items():
             tot[k] = tot.get(k, 0) + v
     r = CliRunner().invoke(cli, ["stats", "--home", str(corpus_home), "--json"])
     data = json.loads(r.output)

@@ -310,7 +310,8 @@ def render_all(data: bytes, page_size: int = 5) -> tuple[str, int]:
     """Run the bytes of a transcript through the whole renderer; (html of all pages, line count)."""
     from ccreport.site.transcript import _with_unfinished_tail
     from ccreport.source.jsonl import Reader
-    from ccreport.model.messages import Builder, title_of, usage_totals
+    from ccreport.model.messages import Builder, title_of
+    from ccreport.model.usage import TranscriptUsage
     from ccreport.model.pages import paginate
     from ccreport.render.message import RenderContext, render_message
 
@@ -318,12 +319,13 @@ def render_all(data: bytes, page_size: int = 5) -> tuple[str, int]:
     reader = Reader(fh)
     builder = Builder()
     parts = []
-    for page in paginate(_with_unfinished_tail(reader, fh), builder, page_size):
+    ledger = TranscriptUsage()
+    for page in paginate(ledger.tap(_with_unfinished_tail(reader, fh)), builder, page_size):
         ctx = RenderContext(root="../../../", blobs=None, agent_urls={"a1": "p/x/y/agent-a1/page-0001.html"},
                             page_lines={ln for m in page.messages for ln in m.lines})
         for m in page.messages:
             parts.append(render_message(m, ctx))
-    usage_totals(builder.carry)
+    ledger.tokens()
     title_of(builder.carry)
     json.dumps(builder.carry)  # the carry stays plain JSON (resumable)
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
