@@ -21,7 +21,7 @@ def read_session(s: Session, page_size: int) -> tuple[list[list], dict]:
         try:
             with open(t.path, "rb") as fh:
                 for page in paginate(led.tap(Reader(fh)), Builder(), page_size):
-                    docs.extend(page_docs(page.messages, page_in_session(t.id, page.no))[0])
+                    docs.extend(page_docs(page.messages, page_in_session(t.id, page.no)))
         except OSError:
             continue
     return docs, usage.report()

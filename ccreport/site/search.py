@@ -1,33 +1,6 @@
-"""The offline search index: per-session parts, bundled per project, searched in the browser.
-
-Why this shape:
-
-* The browser blocks ``fetch``/module loads from ``file://``, but a classic ``<script src>`` works.
-  So every project's index is a script, ``site/search/<project dir>.js``, that hands its data to
-  ``ccreportSearch.add(...)`` and names its chunk scripts (``ccreportSearch.chunk(...)``); ``site/search/manifest.js`` lists the projects. ``assets/search.js``
-  injects them on demand and builds a MiniSearch index (vendored, MIT) over the documents.
-* Splitting per project keeps one page load small and lets the reader search one project without
-  loading the rest.
-* Incremental builds: the renderer (build._write_page) computes the documents of every page it
-  writes, so an append re-indexes only the pages it re-renders and never re-reads the session.
-  A session's closed pages (which never change) go CHUNK_PAGES at a time into chunk scripts,
-  written once and never read again; the pages not in a full chunk go in the session's small
-  tail script, which names the (transcript, page) of each page it holds, so that an append, which
-  re-renders only the last page, reads the other pages' documents back from it and writes it
-  again. ``search/<project>.js`` only lists sessions and chunks, and the manifest only projects,
-  so an append rewrites one tail of at most CHUNK_PAGES pages, whatever the session's size.
-  Usage is collected the same way (usage.TranscriptUsage, fed by the renderer's reader); its
-  ledgers are kept in the session's state file (state.py).
-* Few files: every file and folder a build creates costs an inode, and creating them was up to a
-  third of a cold build's time on ext4 (0.1-0.7 ms each here). So no parts files beside the state
-  (there were one per page and one per ledger), and the search scripts of a session sit directly
-  in its project's folder (``search/<project>/<session>~tail.js``, ``<session>~<transcript>~NNNN-<hash>.js``);
-  the names stay distinct because what follows the last ``~`` has a fixed shape.
-
-A document is one message's searchable text in one of three kinds: ``p`` (a prompt: user text),
-``a`` (an answer: assistant text and thinking), ``t`` (a tool call: name, input and result). Each
-text is capped (see CAPS) so a 1 GB home does not make a 1 GB index; the cap is the first
-characters, because the start of a tool result is what a reader remembers.
+"""The offline search index: documents of each page as it is rendered, written as classic scripts
+(chunks of closed pages written once, a small tail per session, one list per project) that
+assets/search.js loads from file://. Why this shape: docs/search.md.
 """
 
 from __future__ import annotations
@@ -118,16 +91,15 @@ def message_docs(m: Message, prefix: str) -> list[list]:
     return docs
 
 
-def page_docs(messages, prefix: str) -> tuple[list[list], int]:
-    """The documents of one page's messages, and how many messages could not be indexed."""
+def page_docs(messages, prefix: str) -> list[list]:
+    """The documents of one page's messages (one that cannot be indexed is left out)."""
     docs: list[list] = []
-    skipped = 0
     for m in messages:
         try:
             docs.extend(message_docs(m, prefix))
         except Exception:  # an odd message must not cost the session its pages
-            skipped += 1
-    return docs, skipped
+            continue
+    return docs
 
 
 def load_tail_docs(out: Path, project: str, session_id: str) -> dict | None:

@@ -31,7 +31,7 @@ transcript is read.
 from __future__ import annotations
 
 import hashlib
-import os
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -166,9 +166,7 @@ def head_hash(path: Path, length: int) -> str | None:
             data = fh.read(length)
     except OSError:
         return None
-    if len(data) != length:
-        return None
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(data).hexdigest() if len(data) == length else None
 
 
 def page_hash(data: str | bytes) -> str:
@@ -200,23 +198,11 @@ class State:
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             return st
         st.head, st._saved_head = head, raw
-        sdir = st.dir / "sessions"
-        try:
-            projects = os.listdir(sdir)
-        except OSError:
-            projects = []
-        for pdir in projects:
-            try:
-                names = os.listdir(sdir / pdir)
-            except OSError:
-                continue
-            for name in names:
-                if not name.endswith(".json"):
-                    continue
-                key = (pdir, name[: -len(".json")])
-                loaded = _load_session(sdir / pdir / name)
-                if loaded is not None:
-                    st.sessions[key], st._saved[key] = loaded
+        for path in (st.dir / "sessions").glob("*/*.json"):
+            loaded = _load_session(path)
+            if loaded is not None:
+                key = (path.parent.name, path.stem)
+                st.sessions[key], st._saved[key] = loaded
         return st
 
     def compatible(self, opts, fingerprint: str) -> bool:
@@ -246,14 +232,10 @@ class State:
                 self._saved[key] = raw
         self.dirty.clear()
         for key in [k for k in self._saved if k not in self.sessions]:
-            try:
+            with suppress(OSError):
                 self._session_path(key).unlink()
-            except OSError:
-                pass
-            try:
+            with suppress(OSError):
                 self._session_path(key).parent.rmdir()
-            except OSError:
-                pass
             del self._saved[key]
         raw = orjson.dumps(self.head, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         if raw != self._saved_head:

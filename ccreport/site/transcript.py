@@ -242,7 +242,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     wrote = run.writer.write(page_rel, html)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
-    pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))[0]
+    pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
     return page_hash(html)
 
 
