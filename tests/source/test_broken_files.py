@@ -163,7 +163,7 @@ def _overview_error(site: Path, sid: str) -> str:
 
 
 def test_a_file_deleted_during_the_build(tmp_path, monkeypatch):
-    from ccreport.site import transcript as transcript_mod
+    from ccreport.site import build as build_mod
     from ccreport.source.home import discover as real_discover
 
     home = make_home(tmp_path / "home", {PROJECT: {"gone.jsonl": good("gone"), "stays.jsonl": good("stays")}})
