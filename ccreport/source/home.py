@@ -21,6 +21,7 @@ import stat as stat_mod
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import orjson
 
@@ -96,11 +97,6 @@ class Transcript:
     @property
     def label(self) -> str:
         return KIND_LABELS.get(self.kind, self.kind)
-
-    @property
-    def slug(self) -> str:
-        """Output sub-folder of the session folder ('' for the main transcript)."""
-        return "" if self.id == "main" else f"agent-{self.id}"
 
 
 @dataclass
@@ -200,30 +196,34 @@ def discover(home: Path) -> Catalog:
         # Path.is_dir() raises (rather than answering False) when a folder may not be entered.
         raise HomeError(f"cannot read the Claude home {home}: {exc.strerror or exc}") from None
     try:
-        names = sorted(os.listdir(root))
+        names = os.listdir(root)
     except OSError as exc:
         raise HomeError(f"cannot read {root}: {exc.strerror or exc}") from None
+    return rescan(Catalog(home, [], []), names)
+
+
+def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
+    """The catalog with the project folders ``names`` listed again (added, changed or gone): discovery
+    lists every folder this way, a watch only those a change touched. ``problems`` are this listing's."""
+    inside = _Inside(catalog.home / "projects")
+    by_name = {p.dir_name: p for p in catalog.projects}
     problems: list[str] = []
-    inside = _Inside(root)
-    projects = [p for p in (load_project(inside, name, problems) for name in names) if p is not None]
-    return Catalog(home, projects, problems)
-
-
-def load_project(inside: "_Inside", name: str, problems: list[str]) -> Project | None:
-    """One project folder of the projects root, listed; None when it is not a folder inside the
-    home or holds no session. Shared by discovery and watch's rescan of changed projects."""
-    pdir = inside.root / name
-    if not pdir.is_dir():
-        return None
-    if not inside.dir_ok(pdir):
-        problems.append(f"{pdir}: symlink out of the home, skipped")
-        return None
-    project = Project(name, pdir)
-    try:
-        _scan_project(project, inside, problems)
-    except OSError as exc:
-        problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
-    return project if project.sessions else None
+    for name in sorted(names):
+        by_name.pop(name, None)
+        pdir = inside.root / name
+        if not pdir.is_dir():
+            continue
+        if not inside.dir_ok(pdir):
+            problems.append(f"{pdir}: symlink out of the home, skipped")
+            continue
+        project = Project(name, pdir)
+        try:
+            _scan_project(project, inside, problems)
+        except OSError as exc:
+            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+        if project.sessions:
+            by_name[name] = project
+    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], problems)
 
 
 class _Inside:
