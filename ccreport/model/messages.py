@@ -164,7 +164,6 @@ class Builder:
         self.carry = carry if carry is not None else new_carry()
         self.out: list[Message] = []  # messages of the current (open) page, in order
         self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
-        self.page_calls: dict[str, ToolCall] = {}  # every call on the open page, by id
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
         self.page_no = 1
         self._last_meta: Message | None = None
@@ -180,7 +179,6 @@ class Builder:
             while len(late) > LATE_CALLS_KEEP:
                 late.pop(next(iter(late)))
         self.open_calls = {}
-        self.page_calls = {}
         self.by_msg_id = {}
         self.task_prompts = {}
         self._last_meta = None
@@ -290,16 +288,13 @@ class Builder:
         bt = b.get("type")
         if bt == "text":
             m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text", ""))))
-        elif bt == "thinking":
-            m.blocks.append(("thinking", b))
-        elif bt == "redacted_thinking":
-            m.blocks.append(("redacted_thinking", b))
+        elif bt in ("thinking", "redacted_thinking"):
+            m.blocks.append((bt, b))
         elif bt == "tool_use":
             cid = b.get("id") if isinstance(b.get("id"), str) else f"line{line}"
             name = b.get("name") if isinstance(b.get("name"), str) else "(unnamed tool)"
             call = ToolCall(cid, name, b.get("input"), line)
             self.open_calls[cid] = call
-            self.page_calls[cid] = call
             self.carry["tool_calls"] += 1
             m.blocks.append(("tool_use", call))
             if name in ("Task", "Agent") and isinstance(call.input, dict):
@@ -354,8 +349,6 @@ class Builder:
         cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""
         res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), extra, e.line, _ts(obj))
         call = self.open_calls.pop(cid, None)
-        if call is None and cid in self.page_calls and self.page_calls[cid].result is None:
-            call = self.page_calls[cid]
         if call is not None:
             call.result = res
             return
