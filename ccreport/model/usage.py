@@ -47,18 +47,10 @@ def _clean(u: Any) -> dict | None:
     return out or None
 
 
-def _total(u: dict) -> int:
-    return sum(u.get(k, 0) for k in USAGE_KEYS)
-
-
-def add_into(acc: dict, rec: dict) -> dict:
-    """Sum one usage record (or another accumulator) into acc."""
-    for k in FIELDS:
-        acc[k] = acc.get(k, 0) + rec.get(k, 0)
-    acc["responses"] = acc.get("responses", 0) + rec.get("responses", 0)
-    acc["cost"] = acc.get("cost", 0.0) + (rec.get("cost") or 0.0)
-    acc["unpriced_tokens"] = acc.get("unpriced_tokens", 0) + rec.get("unpriced_tokens", 0)
-    return acc
+def add_into(acc: dict, rec: dict) -> None:
+    """Sum one report record into ``acc`` (a record of empty()'s shape)."""
+    for key in acc:
+        acc[key] += rec.get(key, 0)
 
 
 # A running sum is a list of ints: the FIELDS, then responses, cost units, unpriced tokens.
@@ -152,7 +144,7 @@ class TranscriptUsage:
             return  # counted before this incremental run re-read it
         g[5] += 1
         g[6] = line
-        if _total(usage) > sum(g[2][: len(USAGE_KEYS)]):
+        if sum(usage.get(k, 0) for k in USAGE_KEYS) > sum(g[2][: len(USAGE_KEYS)]):
             self._add(g, -1)
             g[2] = [usage.get(k, 0) for k in FIELDS]
             self._add(g, 1)
@@ -168,24 +160,20 @@ def _key(mid: str | None, rid: str, line: int) -> tuple:
     return (mid, rid) if mid else ("#", line)
 
 
-def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
+def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     """The session report from its transcripts' ledgers: ``(transcript id, kind, ledger)``, in
     session order. The main transcript's running sums are taken as they are (nothing precedes
     it); the rows of the others are merged: a line with one of the main transcript's message ids
     is a replayed copy, and a response seen in several of them counts once, for the first, with
-    its largest usage. Same result as feeding every line to SessionUsage; costs only the rows of
-    the non-main transcripts (and a set of the main's ids when they have any)."""
-    ledgers = list(ledgers)
+    its largest usage. Costs only the rows of the non-main transcripts (and a set of the main's
+    ids when they have any)."""
     total, by_model, by_day, by_tr = [0] * NSUM, {}, {}, {}
-    main = next((led for _, kind, led in ledgers if kind == "main"), None)
+    main_id, main = next(((tid, led) for tid, kind, led in ledgers if kind == "main"), (None, None))
     if main is not None and main.groups:
-        tid = next(t for t, kind, _ in ledgers if kind == "main")
-        _acc(total, main.total)
-        for m, v in main.by_model.items():
-            _acc(by_model.setdefault(m, [0] * NSUM), v)
-        for d, v in main.by_day.items():
-            _acc(by_day.setdefault(d, [0] * NSUM), v)
-        by_tr[tid] = list(main.total)
+        total = list(main.total)
+        by_model = {model: list(sums) for model, sums in main.by_model.items()}
+        by_day = {day: list(sums) for day, sums in main.by_day.items()}
+        by_tr[main_id] = list(main.total)
     others = [(tid, led) for tid, kind, led in ledgers if led is not main and led.groups]
     replayed = 0
     if others:
@@ -214,22 +202,6 @@ def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
             "unpriced_models": sorted(m for m in by_model if price_of(None if m == "(no model)" else m) is None)}
 
 
-class SessionUsage:
-    """The ledgers of one session's transcripts, main transcript first (``start`` each); then ``report()``."""
-
-    def __init__(self) -> None:
-        self.ledgers: list[tuple[str, str, TranscriptUsage]] = []
-
-    def start(self, transcript_id: str, kind: str) -> TranscriptUsage:
-        """The ledger of the session's next transcript, to feed its entries to."""
-        self.ledgers.append((transcript_id, kind, TranscriptUsage()))
-        return self.ledgers[-1][2]
-
-    def report(self) -> dict:
-        """{"total", "by_model", "by_day", "by_transcript", "replayed_lines", "unpriced_models"}."""
-        return merge_ledgers(self.ledgers)
-
-
 def merge_reports(reports: Iterable[dict]) -> dict:
     """Sum session reports into a project (or home) report (by_transcript is dropped)."""
     total, by_model, by_day = empty(), {}, {}
@@ -249,15 +221,16 @@ def merge_reports(reports: Iterable[dict]) -> dict:
 
 def session_report(session) -> dict:
     """Read one session's transcripts (streaming) and count its usage: for ``ccreport stats``."""
-    su = SessionUsage()
+    ledgers = []
     for t in session.transcripts:
-        ledger = su.start(t.id, t.kind)
+        ledger = TranscriptUsage()
+        ledgers.append((t.id, t.kind, ledger))
         try:
             for e in read_entries(t.path):
                 ledger.feed(e.obj, e.line)
         except OSError:
             continue
-    return su.report()
+    return merge_ledgers(ledgers)
 
 
 # --- display helpers (shared by the pages and the terminal) -------------------------------------
