@@ -1,18 +1,6 @@
-"""Turn a stream of entries into messages: the conversation as a reader sees it.
-
-* Assistant lines that share ``message.id`` (one line per content block since 1.0.17) merge into one
-  message while it is still on the open page.
-* A ``tool_result`` pairs with its ``tool_use`` by id; the user line that only carries results is
-  absorbed into the call (it is shown inside the call's ``<details>``). A result whose call is on an
-  already closed page, or unknown, becomes a message of its own that points back to the call.
-* A message shows the largest usage of its lines; the usage of a transcript (each API response counted
-  once, FORMAT.md §8) is counted by ``model.usage.TranscriptUsage``, fed from the same read.
-* Nothing is dropped: every line ends up in some message — bookkeeping lines (snapshots, queue
-  operations, progress, titles…) as ``meta`` messages, unparseable lines as ``malformed`` ones, and
-  unknown entry or block types as generic ones.
-
-The builder is streaming: memory is bounded by one page of messages plus small bookkeeping, and
-its continuing state (``carry``) is plain data so an incremental build can resume from a page start.
+"""Turn a stream of entries into messages: the conversation as a reader sees it, every line in some
+message (the rules are in docs/model.md). The builder streams; its ``carry`` is plain data so an
+incremental build can resume from a page start.
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
-"""Token usage and cost of a session, a project, a day, the whole home (FORMAT.md §8).
-
-Counting rules, in the order they apply:
-
-* One API response is written as several ``assistant`` lines that repeat its usage; a response is
-  the group (``message.id``, ``requestId``) and counts once, with its largest usage (the last line).
-  The rule holds per transcript (``TranscriptUsage``: a transcript's row in the indexes) and over the
-  whole session (``merge_ledgers``), so a response that shows up in two files of the session still
-  counts once.
-* Compaction, side-question and prompt-suggestion runs replay the parent conversation: a line in a
-  non-main transcript whose ``message.id`` also occurs in the main transcript is a replayed copy and
-  is not counted (its requestId may differ, which is why the id alone decides). The main transcript
-  is therefore fed first.
-* Sub-agents (``agent-*.jsonl``) are their own API traffic: counted once, attributed to that
-  sub-agent, and included in the session total. ``progress``/``agent_progress`` copies of their
-  messages in the parent are not ``assistant`` lines and so never counted.
-* Days are UTC calendar days of the line's timestamp (the site is built for any time zone).
-* Cost comes from ``prices.py``; tokens of models without a price are reported as such.
-
-Everything here is plain data (dicts of ints/floats/strings) so it can be written as JSON part
-files beside the site and summed later without re-reading transcripts.
+"""Token usage and cost of a session, a project, a day, the whole home: each API response counted
+once per session, replayed copies not at all (the counting rules are in docs/model.md). All plain
+data, so reports can be saved beside the site and summed without re-reading transcripts.
 """
 
 from __future__ import annotations
@@ -77,20 +59,14 @@ def _rec(acc: list) -> dict:
 
 
 class TranscriptUsage:
-    """One transcript's API responses: the ledger its share of a session report is made from.
+    """One transcript's API responses: the ledger its share of a session report is made from, kept
+    beside the site and resumed when the file grows (docs/model.md).
 
     ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day,
     lines, last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group,
-    ``last`` = the line number of its last one; a line without ``message.id`` is its own group).
-    Beside the rows it keeps running integer sums (total, per model, per day), so its report costs
-    nothing to produce: a response whose usage grows is taken out and added again (integer cost
-    units, prices.cost_units: exact, whatever the order).
-
-    The ledger depends on this transcript's lines only, so the build keeps it beside the site
-    (``.ccreport/parts/<project>/<session>/<transcript>~usage.json``) and resumes it when the file
-    grows: lines re-read from the last page's first line are recognised (line number ≤ the
-    group's ``last``) and not counted twice. The cross-transcript rules (replays, one count per
-    response in the session) are applied when ledgers are merged (``merge_ledgers``).
+    ``last`` = the line number of its last one, so a line re-read by a resumed run is not counted
+    twice; a line without ``message.id`` is its own group). Beside the rows: running integer sums
+    (total, per model, per day), so its report costs nothing to produce.
     """
 
     def __init__(self, data: dict | None = None) -> None:

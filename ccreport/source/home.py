@@ -1,17 +1,5 @@
-"""Find every project, session and transcript in a Claude home.
-
-Layouts handled (see FORMAT.md §1, §9):
-
-* ``projects/<encoded-cwd>/<session-id>.jsonl`` — the main transcript of a session;
-* ``projects/<encoded-cwd>/<session-id>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``) — sub-agents
-  (2.1.2+), including compaction (``acompact-``), side-question (``aside_question-``) and
-  prompt-suggestion (``aprompt_suggestion-``) runs;
-* ``projects/<encoded-cwd>/agent-<id>.jsonl`` — legacy sub-agents at the project root (≤ 2.1.1),
-  matched to their session by the ``sessionId`` inside;
-* inline ``isSidechain`` runs inside the main file (≤ 2.0.2) are found by the model, not here.
-
-Discovery only lists and stats files (plus a bounded peek at the head of legacy agent files); the
-transcripts themselves are read by the build.
+"""Find every project, session and transcript in a Claude home: list and stat, never read (the
+layouts handled are in docs/source.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
-"""Stream the lines of one transcript file as entries.
-
-A transcript is append-only JSON Lines that Claude Code may still be writing while we read it.
-The reader therefore:
-
-* yields every complete line with its 1-based line number and byte offsets, so a later run can
-  resume exactly where this one stopped (``Reader.offset`` / ``Reader.line``);
-* holds back a last line without its newline: the writer has not finished it yet;
-* never drops a line: anything that is not a JSON object comes back as a malformed entry
-  carrying its text, so the page can show it in place;
-* replaces invalid UTF-8 instead of failing;
-* reads one line at a time (a 100 MB line costs a few times 100 MB, never the whole file).
+"""Stream the lines of one transcript file as entries: complete lines only (a last line without its
+newline is held back), none dropped (non-JSON comes back as a malformed entry). See docs/source.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Find one session (and one of its transcripts) from what a person typed or a URL carried.
-
-Used by every command that takes a SESSION argument (tail, export, the transcript API). The rules
-from the earlier transcript route (seed-003): ids are validated before any file is touched (no
-``/``, ``\\``, ``..``); every resolved path must stay inside the home's projects folder once
-symlinks are resolved, and one that does not reads as "not found", never as a different error.
+"""Find one session (and one of its transcripts) from what a person typed or a URL carried: ids
+validated first, paths kept inside the home's projects folder (docs/source.md).
 """
 
 from __future__ import annotations
