@@ -115,10 +115,7 @@ class Project:
     sessions: dict[str, Session] = field(default_factory=dict)
 
     def session(self, sid: str) -> Session:
-        s = self.sessions.get(sid)
-        if s is None:
-            s = self.sessions[sid] = Session(sid, self)
-        return s
+        return self.sessions.setdefault(sid, Session(sid, self))
 
 
 @dataclass
@@ -130,10 +127,6 @@ class Catalog:
     def sessions(self):
         for p in self.projects:
             yield from p.sessions.values()
-
-    def transcripts(self):
-        for s in self.sessions():
-            yield from s.transcripts
 
 
 def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
@@ -215,12 +208,8 @@ def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
 
 
 class _Inside:
-    """Containment checks for one discovery run, at the cost of one lstat per file.
-
-    A file that is not a symlink lies inside the home exactly when its folder does; folders are
-    resolved once each and remembered. Only symlinks pay for a full resolve. (A no-change rebuild
-    of a thousand sessions runs discovery every time: resolving every path cost about half of it.)
-    """
+    """Containment checks for one discovery run, at the cost of one lstat per file: folders are
+    resolved once each, only symlinks pay for a full resolve (why: docs/source.md)."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -238,9 +227,7 @@ class _Inside:
         Raises OSError when it cannot be read."""
         st = os.lstat(path)
         if stat_mod.S_ISLNK(st.st_mode):
-            if not contained(path, self.root):
-                return None
-            return os.stat(path)
+            return os.stat(path) if contained(path, self.root) else None
         return st if self.dir_ok(path.parent) else None
 
 

@@ -18,10 +18,9 @@ class LocateError(Exception):
         self.status = status
 
 
-def check_id(value: str, what: str = "session id") -> str:
+def check_id(value: str, what: str = "session id") -> None:
     if not valid_id(value):
         raise LocateError(f"not a valid {what}: {value!r}", status=400)
-    return value
 
 
 def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog | None = None) -> Session:
