@@ -63,10 +63,7 @@ def contained(path: Path, root: Path) -> bool:
 
 
 def agent_kind(agent_id: str) -> str:
-    for prefix, kind in AGENT_KINDS:
-        if agent_id.startswith(prefix):
-            return kind
-    return "agent"
+    return next((kind for prefix, kind in AGENT_KINDS if agent_id.startswith(prefix)), "agent")
 
 
 @dataclass

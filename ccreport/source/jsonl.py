@@ -64,13 +64,8 @@ class Reader:
         self.pending = 0
 
     def __iter__(self) -> Iterator[Entry]:
-        fh = self.fh
-        fh.seek(self.offset)
-        readline = fh.readline
-        while True:
-            data = readline()
-            if not data:
-                return
+        self.fh.seek(self.offset)
+        for data in iter(self.fh.readline, b""):
             if not data.endswith(b"\n"):
                 # Unfinished last line: the writer is mid-write. Leave it for the next run.
                 self.pending = len(data)
@@ -80,10 +75,8 @@ class Reader:
             # A view, not a slice: a slice would copy a 100 MB line once more.
             body = memoryview(data)[: -2 if data.endswith(b"\r\n") else -1]
             obj, err = parse_line(body)
-            entry = Entry(self.line, start, self.offset, obj)
-            if err is not None:
-                entry.raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace")
-                entry.error = err
+            raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace") if err is not None else None
+            entry = Entry(self.line, start, self.offset, obj, raw, err)
             self.line += 1
             body.release()
             del data, body
