@@ -89,12 +89,6 @@ class Message:
         return [b[1] for b in self.blocks if b[0] == "tool_use"]
 
 
-def usage_total(u: dict | None) -> int:
-    if not isinstance(u, dict):
-        return 0
-    return sum(v for k in USAGE_KEYS if isinstance(v := u.get(k), int))
-
-
 def _clean_usage(u: Any) -> dict | None:
     if not isinstance(u, dict):
         return None
@@ -120,10 +114,8 @@ def typed_prompt_text(entry: dict) -> str | None:
                 break
             if isinstance(b, dict) and b.get("type") == "tool_result":
                 return None
-    if not text or not text.strip():
-        return None
-    stripped = text.lstrip()
-    if stripped.startswith(NOT_TYPED):
+    stripped = (text or "").lstrip()
+    if not stripped or stripped.startswith(NOT_TYPED):
         return None
     return stripped
 
@@ -161,8 +153,8 @@ class Builder:
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
         msgs, self.out = self.out, []
+        late = self.carry["late_calls"]
         for cid, call in self.open_calls.items():
-            late = self.carry["late_calls"]
             late[cid] = [call.name, call.line, self.page_no]
             while len(late) > LATE_CALLS_KEEP:
                 late.pop(next(iter(late)))
@@ -257,7 +249,7 @@ class Builder:
                 self.by_msg_id[mid] = m
         m.lines.append(e.line)
         usage = _clean_usage(msg.get("usage"))
-        if usage and usage_total(usage) >= usage_total(m.usage):
+        if usage and sum(usage.values()) >= sum((m.usage or {}).values()):
             m.usage = usage
         if isinstance(content, str):
             if content:
@@ -275,7 +267,7 @@ class Builder:
             return
         bt = b.get("type")
         if bt == "text":
-            m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text", ""))))
+            m.blocks.append(("text", to_text(b.get("text", ""))))
         elif bt in ("thinking", "redacted_thinking"):
             m.blocks.append((bt, b))
         elif bt == "tool_use":
@@ -308,8 +300,8 @@ class Builder:
                     self._result(e, obj, b, extra)
                 else:
                     rest.append(b)
-            if not rest and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-                return
+            if content and not rest:
+                return  # only tool results: each went to its call
         m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
         if isinstance(content, str):
             m.blocks.append(("text", content))
@@ -318,7 +310,7 @@ class Builder:
                 if isinstance(b, str):
                     m.blocks.append(("text", b))
                 elif isinstance(b, dict) and b.get("type") == "text":
-                    m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text"))))
+                    m.blocks.append(("text", to_text(b.get("text"))))
                 elif isinstance(b, dict) and b.get("type") in ("image", "document"):
                     m.blocks.append((b["type"], b))
                 else:
@@ -345,11 +337,6 @@ class Builder:
         m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
         m.blocks.append(("tool_result", res))
         self._emit(m)
-
-    # --- summary --------------------------------------------------------------------------
-    @property
-    def has_open_calls(self) -> bool:
-        return bool(self.open_calls)
 
 
 def title_of(carry: dict) -> str | None:

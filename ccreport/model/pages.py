@@ -42,7 +42,7 @@ def paginate(entries: Iterable[Entry], builder: Builder, page_size: int = DEFAUL
     cap = 2 * page_size
     for e in entries:
         n = len(builder.out)
-        if n >= page_size and not _continues(builder, e) and (not builder.has_open_calls or n >= cap):
+        if n >= page_size and not _continues(builder, e) and (not builder.open_calls or n >= cap):
             page.messages = builder.close_page()
             page.closed = True
             yield page
