@@ -195,10 +195,8 @@ class Builder:
         c = self.carry
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts:
-            if c["first_ts"] is None or ts < c["first_ts"]:
-                c["first_ts"] = ts
-            if c["last_ts"] is None or ts > c["last_ts"]:
-                c["last_ts"] = ts
+            c["first_ts"] = min(c["first_ts"] or ts, ts)
+            c["last_ts"] = max(c["last_ts"] or ts, ts)
         if c["cwd"] is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
             c["cwd"] = obj["cwd"]
         if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
@@ -232,9 +230,7 @@ class Builder:
 
     # --- assistant -------------------------------------------------------------------------
     def _assistant(self, e: Entry, obj: dict) -> None:
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            msg = {}
+        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         content = msg.get("content")
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
         m = self.by_msg_id.get(mid) if mid else None

@@ -24,9 +24,7 @@ CACHE_READ = 0.1
 
 def price_of(model: str | None) -> tuple[float, float] | None:
     """(input, output) $/MTok for a model name, or None when it is not in the table."""
-    if not model:
-        return None
-    name = model.lower()
+    name = (model or "").lower()
     for pattern, inp, out in PRICES:
         if pattern in name:
             return inp, out

@@ -41,8 +41,7 @@ NSUM = len(FIELDS) + 3
 
 def _vec(u: list, model: str | None) -> list:
     """The running-sum contribution of one response (usage as the FIELDS list)."""
-    usage = dict(zip(FIELDS, u))
-    c = cost_units(model, usage)
+    c = cost_units(model, dict(zip(FIELDS, u)))
     return list(u) + [1, c or 0, sum(u[: len(USAGE_KEYS)]) if c is None else 0]
 
 

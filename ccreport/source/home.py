@@ -242,9 +242,8 @@ def _add(t: Transcript, inside: "_Inside", problems: list[str]) -> bool:
 
 
 def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> None:
-    entries = sorted(os.scandir(project.path), key=lambda e: e.name)
     legacy_agents = []
-    for e in entries:
+    for e in sorted(os.scandir(project.path), key=lambda e: e.name):
         if e.name.endswith(".jsonl") and e.is_file():
             stem = e.name[: -len(".jsonl")]
             if stem in ("", ".", ".."):

@@ -34,12 +34,10 @@ def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog
     check_id(spec)
     sessions = list(catalog.sessions())
     exact = [s for s in sessions if s.id == spec]
-    if len(exact) == 1:
-        return _contained(exact[0], root)
     if len(exact) > 1:
         raise LocateError(f"session id {spec} exists in {len(exact)} projects: "
                           + ", ".join(s.project.dir_name for s in exact), status=409)
-    pref = [s for s in sessions if s.id.startswith(spec)]
+    pref = exact or [s for s in sessions if s.id.startswith(spec)]
     if len(pref) == 1:
         return _contained(pref[0], root)
     if len(pref) > 1:
@@ -95,5 +93,4 @@ def _latest(catalog: Catalog, cwd: str) -> Session:
             if any(peek_field(t.path, "cwd", limit=64 * 1024) == cwd for t in s0.transcripts):
                 here = list(p.sessions.values())
                 break
-    pool = here or sessions
-    return max(pool, key=lambda s: (s.mtime_ns, s.id))
+    return max(here or sessions, key=lambda s: (s.mtime_ns, s.id))
