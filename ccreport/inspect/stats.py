@@ -1,6 +1,6 @@
 """``ccreport stats``: the usage and cost figures of the site, computed straight from the home.
 
-The numbers are the ones the pages show (same ``usage.SessionUsage`` rules), summed per session,
+The numbers are the ones the pages show (same ``usage.merge_ledgers`` rules), summed per session,
 project, day and model. Nothing is written.
 """
 

@@ -38,7 +38,7 @@ from ccreport.live.rendercache import RenderCache
 from ccreport.layout import parse_page
 from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
 from ccreport.site.state import State
-from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
+from ccreport.source.home import Catalog, HomeError, discover, rescan
 
 # watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
 # the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page
@@ -215,16 +215,3 @@ def _projects_of(changes, projects: Path) -> set[str] | None:
         names.add(path[len(root):].split(os.sep, 1)[0])
     return names
 
-
-def rescan(catalog: Catalog, names: set[str]) -> Catalog:
-    """The catalog with the projects ``names`` listed again (added, changed or gone)."""
-    root = catalog.home / "projects"
-    by_name = {p.dir_name: p for p in catalog.projects}
-    problems: list[str] = []
-    inside = _Inside(root)
-    for name in names:
-        by_name.pop(name, None)
-        project = load_project(inside, name, problems)
-        if project is not None:
-            by_name[name] = project
-    return Catalog(catalog.home, [by_name[k] for k in sorted(by_name)], problems)

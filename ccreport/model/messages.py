@@ -1,18 +1,6 @@
-"""Turn a stream of entries into messages: the conversation as a reader sees it.
-
-* Assistant lines that share ``message.id`` (one line per content block since 1.0.17) merge into one
-  message while it is still on the open page.
-* A ``tool_result`` pairs with its ``tool_use`` by id; the user line that only carries results is
-  absorbed into the call (it is shown inside the call's ``<details>``). A result whose call is on an
-  already closed page, or unknown, becomes a message of its own that points back to the call.
-* A message shows the largest usage of its lines; the usage of a transcript (each API response counted
-  once, FORMAT.md §8) is counted by ``model.usage.TranscriptUsage``, fed from the same read.
-* Nothing is dropped: every line ends up in some message — bookkeeping lines (snapshots, queue
-  operations, progress, titles…) as ``meta`` messages, unparseable lines as ``malformed`` ones, and
-  unknown entry or block types as generic ones.
-
-The builder is streaming: memory is bounded by one page of messages plus small bookkeeping, and
-its continuing state (``carry``) is plain data so an incremental build can resume from a page start.
+"""Turn a stream of entries into messages: the conversation as a reader sees it, every line in some
+message (the rules are in docs/model.md). The builder streams; its ``carry`` is plain data so an
+incremental build can resume from a page start.
 """
 
 from __future__ import annotations
@@ -101,12 +89,6 @@ class Message:
         return [b[1] for b in self.blocks if b[0] == "tool_use"]
 
 
-def usage_total(u: dict | None) -> int:
-    if not isinstance(u, dict):
-        return 0
-    return sum(v for k in USAGE_KEYS if isinstance(v := u.get(k), int))
-
-
 def _clean_usage(u: Any) -> dict | None:
     if not isinstance(u, dict):
         return None
@@ -132,10 +114,8 @@ def typed_prompt_text(entry: dict) -> str | None:
                 break
             if isinstance(b, dict) and b.get("type") == "tool_result":
                 return None
-    if not text or not text.strip():
-        return None
-    stripped = text.lstrip()
-    if stripped.startswith(NOT_TYPED):
+    stripped = (text or "").lstrip()
+    if not stripped or stripped.startswith(NOT_TYPED):
         return None
     return stripped
 
@@ -164,7 +144,6 @@ class Builder:
         self.carry = carry if carry is not None else new_carry()
         self.out: list[Message] = []  # messages of the current (open) page, in order
         self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
-        self.page_calls: dict[str, ToolCall] = {}  # every call on the open page, by id
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
         self.page_no = 1
         self._last_meta: Message | None = None
@@ -174,13 +153,12 @@ class Builder:
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
         msgs, self.out = self.out, []
+        late = self.carry["late_calls"]
         for cid, call in self.open_calls.items():
-            late = self.carry["late_calls"]
             late[cid] = [call.name, call.line, self.page_no]
             while len(late) > LATE_CALLS_KEEP:
                 late.pop(next(iter(late)))
         self.open_calls = {}
-        self.page_calls = {}
         self.by_msg_id = {}
         self.task_prompts = {}
         self._last_meta = None
@@ -217,10 +195,8 @@ class Builder:
         c = self.carry
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts:
-            if c["first_ts"] is None or ts < c["first_ts"]:
-                c["first_ts"] = ts
-            if c["last_ts"] is None or ts > c["last_ts"]:
-                c["last_ts"] = ts
+            c["first_ts"] = min(c["first_ts"] or ts, ts)
+            c["last_ts"] = max(c["last_ts"] or ts, ts)
         if c["cwd"] is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
             c["cwd"] = obj["cwd"]
         if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
@@ -254,9 +230,7 @@ class Builder:
 
     # --- assistant -------------------------------------------------------------------------
     def _assistant(self, e: Entry, obj: dict) -> None:
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            msg = {}
+        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         content = msg.get("content")
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
         m = self.by_msg_id.get(mid) if mid else None
@@ -271,7 +245,7 @@ class Builder:
                 self.by_msg_id[mid] = m
         m.lines.append(e.line)
         usage = _clean_usage(msg.get("usage"))
-        if usage and usage_total(usage) >= usage_total(m.usage):
+        if usage and sum(usage.values()) >= sum((m.usage or {}).values()):
             m.usage = usage
         if isinstance(content, str):
             if content:
@@ -289,17 +263,14 @@ class Builder:
             return
         bt = b.get("type")
         if bt == "text":
-            m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text", ""))))
-        elif bt == "thinking":
-            m.blocks.append(("thinking", b))
-        elif bt == "redacted_thinking":
-            m.blocks.append(("redacted_thinking", b))
+            m.blocks.append(("text", to_text(b.get("text", ""))))
+        elif bt in ("thinking", "redacted_thinking"):
+            m.blocks.append((bt, b))
         elif bt == "tool_use":
             cid = b.get("id") if isinstance(b.get("id"), str) else f"line{line}"
             name = b.get("name") if isinstance(b.get("name"), str) else "(unnamed tool)"
             call = ToolCall(cid, name, b.get("input"), line)
             self.open_calls[cid] = call
-            self.page_calls[cid] = call
             self.carry["tool_calls"] += 1
             m.blocks.append(("tool_use", call))
             if name in ("Task", "Agent") and isinstance(call.input, dict):
@@ -325,8 +296,8 @@ class Builder:
                     self._result(e, obj, b, extra)
                 else:
                     rest.append(b)
-            if not rest and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-                return
+            if content and not rest:
+                return  # only tool results: each went to its call
         m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
         if isinstance(content, str):
             m.blocks.append(("text", content))
@@ -335,7 +306,7 @@ class Builder:
                 if isinstance(b, str):
                     m.blocks.append(("text", b))
                 elif isinstance(b, dict) and b.get("type") == "text":
-                    m.blocks.append(("text", b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text"))))
+                    m.blocks.append(("text", to_text(b.get("text"))))
                 elif isinstance(b, dict) and b.get("type") in ("image", "document"):
                     m.blocks.append((b["type"], b))
                 else:
@@ -354,8 +325,6 @@ class Builder:
         cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""
         res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), extra, e.line, _ts(obj))
         call = self.open_calls.pop(cid, None)
-        if call is None and cid in self.page_calls and self.page_calls[cid].result is None:
-            call = self.page_calls[cid]
         if call is not None:
             call.result = res
             return
@@ -364,11 +333,6 @@ class Builder:
         m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
         m.blocks.append(("tool_result", res))
         self._emit(m)
-
-    # --- summary --------------------------------------------------------------------------
-    @property
-    def has_open_calls(self) -> bool:
-        return bool(self.open_calls)
 
 
 def title_of(carry: dict) -> str | None:

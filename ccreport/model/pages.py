@@ -1,13 +1,5 @@
-"""Cut a transcript's messages into pages that never change once full.
-
-A page closes at ``page_size`` messages, but only where no tool call on it still waits for its
-result (so a call and its result stay together), and never in the middle of an assistant message
-whose lines are still arriving. A hard cap of twice the size closes it anyway; a result that
-arrives later is shown where it arrives, linked to its call.
-
-Because the decision depends only on the entries from the page's first line and the carried model
-state, re-reading from a page's first byte reproduces the same pages: an incremental build resumes
-at the start of the last page.
+"""Cut a transcript's messages into pages that never change once full. Re-reading from a page's first
+byte reproduces the same pages, so an incremental build resumes at the last page (docs/model.md).
 """
 
 from __future__ import annotations
@@ -50,7 +42,7 @@ def paginate(entries: Iterable[Entry], builder: Builder, page_size: int = DEFAUL
     cap = 2 * page_size
     for e in entries:
         n = len(builder.out)
-        if n >= page_size and not _continues(builder, e) and (not builder.has_open_calls or n >= cap):
+        if n >= page_size and not _continues(builder, e) and (not builder.open_calls or n >= cap):
             page.messages = builder.close_page()
             page.closed = True
             yield page

@@ -1,14 +1,5 @@
-"""Anthropic API list prices, in US dollars per million tokens, used to put a cost on usage.
-
-Source: the model pages of platform.claude.com (Models & pricing), standard (non-batch) rates,
-short-context tier. A 5-minute cache write costs 1.25 × input, a 1-hour write 2 × input, a cache
-read 0.1 × input. What these figures are NOT: a bill. Claude Code on a subscription plan is not
-charged per token; the cost shown is what the same traffic would cost on the API. Long-context
-(> 200 K input) surcharges, batch discounts and the Fast mode are not modelled.
-
-A model is matched by the first pattern that occurs in its name (so "claude-opus-4-5-20251101"
-finds "opus-4-5" before "opus-4"). A model that matches nothing (third-party models routed through
-Claude Code, "<synthetic>" lines…) gets tokens only, and the reports say so.
+"""Anthropic API list prices, in US dollars per million tokens, used to put a cost on usage: what the
+traffic would cost on the API, not a bill (source and limits in docs/model.md).
 """
 
 from __future__ import annotations
@@ -33,9 +24,7 @@ CACHE_READ = 0.1
 
 def price_of(model: str | None) -> tuple[float, float] | None:
     """(input, output) $/MTok for a model name, or None when it is not in the table."""
-    if not model:
-        return None
-    name = model.lower()
+    name = (model or "").lower()
     for pattern, inp, out in PRICES:
         if pattern in name:
             return inp, out

@@ -1,7 +1,5 @@
-"""Parsed JSON values as text, for the model (a text block that is not a string) and every renderer.
-
-Transcript values can nest deeper than Python's recursion limit or hold integers orjson refuses, so
-the text is made without recursion.
+"""Parsed JSON values as text, for the model (a text block that is not a string) and every renderer:
+made without recursion, since transcript values can nest deeper than Python's recursion limit.
 """
 
 from __future__ import annotations

@@ -1,24 +1,6 @@
-"""Token usage and cost of a session, a project, a day, the whole home (FORMAT.md §8).
-
-Counting rules, in the order they apply:
-
-* One API response is written as several ``assistant`` lines that repeat its usage; a response is
-  the group (``message.id``, ``requestId``) and counts once, with its largest usage (the last line).
-  The rule holds per transcript (``TranscriptUsage``: a transcript's row in the indexes) and over the
-  whole session (``merge_ledgers``), so a response that shows up in two files of the session still
-  counts once.
-* Compaction, side-question and prompt-suggestion runs replay the parent conversation: a line in a
-  non-main transcript whose ``message.id`` also occurs in the main transcript is a replayed copy and
-  is not counted (its requestId may differ, which is why the id alone decides). The main transcript
-  is therefore fed first.
-* Sub-agents (``agent-*.jsonl``) are their own API traffic: counted once, attributed to that
-  sub-agent, and included in the session total. ``progress``/``agent_progress`` copies of their
-  messages in the parent are not ``assistant`` lines and so never counted.
-* Days are UTC calendar days of the line's timestamp (the site is built for any time zone).
-* Cost comes from ``prices.py``; tokens of models without a price are reported as such.
-
-Everything here is plain data (dicts of ints/floats/strings) so it can be written as JSON part
-files beside the site and summed later without re-reading transcripts.
+"""Token usage and cost of a session, a project, a day, the whole home: each API response counted
+once per session, replayed copies not at all (the counting rules are in docs/model.md). All plain
+data, so reports can be saved beside the site and summed without re-reading transcripts.
 """
 
 from __future__ import annotations
@@ -47,18 +29,10 @@ def _clean(u: Any) -> dict | None:
     return out or None
 
 
-def _total(u: dict) -> int:
-    return sum(u.get(k, 0) for k in USAGE_KEYS)
-
-
-def add_into(acc: dict, rec: dict) -> dict:
-    """Sum one usage record (or another accumulator) into acc."""
-    for k in FIELDS:
-        acc[k] = acc.get(k, 0) + rec.get(k, 0)
-    acc["responses"] = acc.get("responses", 0) + rec.get("responses", 0)
-    acc["cost"] = acc.get("cost", 0.0) + (rec.get("cost") or 0.0)
-    acc["unpriced_tokens"] = acc.get("unpriced_tokens", 0) + rec.get("unpriced_tokens", 0)
-    return acc
+def add_into(acc: dict, rec: dict) -> None:
+    """Sum one report record into ``acc`` (a record of empty()'s shape)."""
+    for key in acc:
+        acc[key] += rec.get(key, 0)
 
 
 # A running sum is a list of ints: the FIELDS, then responses, cost units, unpriced tokens.
@@ -67,8 +41,7 @@ NSUM = len(FIELDS) + 3
 
 def _vec(u: list, model: str | None) -> list:
     """The running-sum contribution of one response (usage as the FIELDS list)."""
-    usage = dict(zip(FIELDS, u))
-    c = cost_units(model, usage)
+    c = cost_units(model, dict(zip(FIELDS, u)))
     return list(u) + [1, c or 0, sum(u[: len(USAGE_KEYS)]) if c is None else 0]
 
 
@@ -85,20 +58,14 @@ def _rec(acc: list) -> dict:
 
 
 class TranscriptUsage:
-    """One transcript's API responses: the ledger its share of a session report is made from.
+    """One transcript's API responses: the ledger its share of a session report is made from, kept
+    beside the site and resumed when the file grows (docs/model.md).
 
     ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day,
     lines, last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group,
-    ``last`` = the line number of its last one; a line without ``message.id`` is its own group).
-    Beside the rows it keeps running integer sums (total, per model, per day), so its report costs
-    nothing to produce: a response whose usage grows is taken out and added again (integer cost
-    units, prices.cost_units: exact, whatever the order).
-
-    The ledger depends on this transcript's lines only, so the build keeps it beside the site
-    (``.ccreport/parts/<project>/<session>/<transcript>~usage.json``) and resumes it when the file
-    grows: lines re-read from the last page's first line are recognised (line number ≤ the
-    group's ``last``) and not counted twice. The cross-transcript rules (replays, one count per
-    response in the session) are applied when ledgers are merged (``merge_ledgers``).
+    ``last`` = the line number of its last one, so a line re-read by a resumed run is not counted
+    twice; a line without ``message.id`` is its own group). Beside the rows: running integer sums
+    (total, per model, per day), so its report costs nothing to produce.
     """
 
     def __init__(self, data: dict | None = None) -> None:
@@ -152,7 +119,7 @@ class TranscriptUsage:
             return  # counted before this incremental run re-read it
         g[5] += 1
         g[6] = line
-        if _total(usage) > sum(g[2][: len(USAGE_KEYS)]):
+        if sum(usage.get(k, 0) for k in USAGE_KEYS) > sum(g[2][: len(USAGE_KEYS)]):
             self._add(g, -1)
             g[2] = [usage.get(k, 0) for k in FIELDS]
             self._add(g, 1)
@@ -168,24 +135,20 @@ def _key(mid: str | None, rid: str, line: int) -> tuple:
     return (mid, rid) if mid else ("#", line)
 
 
-def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
+def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     """The session report from its transcripts' ledgers: ``(transcript id, kind, ledger)``, in
     session order. The main transcript's running sums are taken as they are (nothing precedes
     it); the rows of the others are merged: a line with one of the main transcript's message ids
     is a replayed copy, and a response seen in several of them counts once, for the first, with
-    its largest usage. Same result as feeding every line to SessionUsage; costs only the rows of
-    the non-main transcripts (and a set of the main's ids when they have any)."""
-    ledgers = list(ledgers)
+    its largest usage. Costs only the rows of the non-main transcripts (and a set of the main's
+    ids when they have any)."""
     total, by_model, by_day, by_tr = [0] * NSUM, {}, {}, {}
-    main = next((led for _, kind, led in ledgers if kind == "main"), None)
+    main_id, main = next(((tid, led) for tid, kind, led in ledgers if kind == "main"), (None, None))
     if main is not None and main.groups:
-        tid = next(t for t, kind, _ in ledgers if kind == "main")
-        _acc(total, main.total)
-        for m, v in main.by_model.items():
-            _acc(by_model.setdefault(m, [0] * NSUM), v)
-        for d, v in main.by_day.items():
-            _acc(by_day.setdefault(d, [0] * NSUM), v)
-        by_tr[tid] = list(main.total)
+        total = list(main.total)
+        by_model = {model: list(sums) for model, sums in main.by_model.items()}
+        by_day = {day: list(sums) for day, sums in main.by_day.items()}
+        by_tr[main_id] = list(main.total)
     others = [(tid, led) for tid, kind, led in ledgers if led is not main and led.groups]
     replayed = 0
     if others:
@@ -214,22 +177,6 @@ def merge_ledgers(ledgers: Iterable[tuple[str, str, TranscriptUsage]]) -> dict:
             "unpriced_models": sorted(m for m in by_model if price_of(None if m == "(no model)" else m) is None)}
 
 
-class SessionUsage:
-    """The ledgers of one session's transcripts, main transcript first (``start`` each); then ``report()``."""
-
-    def __init__(self) -> None:
-        self.ledgers: list[tuple[str, str, TranscriptUsage]] = []
-
-    def start(self, transcript_id: str, kind: str) -> TranscriptUsage:
-        """The ledger of the session's next transcript, to feed its entries to."""
-        self.ledgers.append((transcript_id, kind, TranscriptUsage()))
-        return self.ledgers[-1][2]
-
-    def report(self) -> dict:
-        """{"total", "by_model", "by_day", "by_transcript", "replayed_lines", "unpriced_models"}."""
-        return merge_ledgers(self.ledgers)
-
-
 def merge_reports(reports: Iterable[dict]) -> dict:
     """Sum session reports into a project (or home) report (by_transcript is dropped)."""
     total, by_model, by_day = empty(), {}, {}
@@ -249,15 +196,16 @@ def merge_reports(reports: Iterable[dict]) -> dict:
 
 def session_report(session) -> dict:
     """Read one session's transcripts (streaming) and count its usage: for ``ccreport stats``."""
-    su = SessionUsage()
+    ledgers = []
     for t in session.transcripts:
-        ledger = su.start(t.id, t.kind)
+        ledger = TranscriptUsage()
+        ledgers.append((t.id, t.kind, ledger))
         try:
             for e in read_entries(t.path):
                 ledger.feed(e.obj, e.line)
         except OSError:
             continue
-    return su.report()
+    return merge_ledgers(ledgers)
 
 
 # --- display helpers (shared by the pages and the terminal) -------------------------------------

@@ -1,17 +1,5 @@
-"""Find every project, session and transcript in a Claude home.
-
-Layouts handled (see FORMAT.md §1, §9):
-
-* ``projects/<encoded-cwd>/<session-id>.jsonl`` — the main transcript of a session;
-* ``projects/<encoded-cwd>/<session-id>/subagents/agent-<id>.jsonl`` (+ ``.meta.json``) — sub-agents
-  (2.1.2+), including compaction (``acompact-``), side-question (``aside_question-``) and
-  prompt-suggestion (``aprompt_suggestion-``) runs;
-* ``projects/<encoded-cwd>/agent-<id>.jsonl`` — legacy sub-agents at the project root (≤ 2.1.1),
-  matched to their session by the ``sessionId`` inside;
-* inline ``isSidechain`` runs inside the main file (≤ 2.0.2) are found by the model, not here.
-
-Discovery only lists and stats files (plus a bounded peek at the head of legacy agent files); the
-transcripts themselves are read by the build.
+"""Find every project, session and transcript in a Claude home: list and stat, never read (the
+layouts handled are in docs/source.md).
 """
 
 from __future__ import annotations
@@ -21,6 +9,7 @@ import stat as stat_mod
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 import orjson
 
@@ -74,10 +63,7 @@ def contained(path: Path, root: Path) -> bool:
 
 
 def agent_kind(agent_id: str) -> str:
-    for prefix, kind in AGENT_KINDS:
-        if agent_id.startswith(prefix):
-            return kind
-    return "agent"
+    return next((kind for prefix, kind in AGENT_KINDS if agent_id.startswith(prefix)), "agent")
 
 
 @dataclass
@@ -96,11 +82,6 @@ class Transcript:
     @property
     def label(self) -> str:
         return KIND_LABELS.get(self.kind, self.kind)
-
-    @property
-    def slug(self) -> str:
-        """Output sub-folder of the session folder ('' for the main transcript)."""
-        return "" if self.id == "main" else f"agent-{self.id}"
 
 
 @dataclass
@@ -131,10 +112,7 @@ class Project:
     sessions: dict[str, Session] = field(default_factory=dict)
 
     def session(self, sid: str) -> Session:
-        s = self.sessions.get(sid)
-        if s is None:
-            s = self.sessions[sid] = Session(sid, self)
-        return s
+        return self.sessions.setdefault(sid, Session(sid, self))
 
 
 @dataclass
@@ -146,10 +124,6 @@ class Catalog:
     def sessions(self):
         for p in self.projects:
             yield from p.sessions.values()
-
-    def transcripts(self):
-        for s in self.sessions():
-            yield from s.transcripts
 
 
 def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
@@ -200,39 +174,39 @@ def discover(home: Path) -> Catalog:
         # Path.is_dir() raises (rather than answering False) when a folder may not be entered.
         raise HomeError(f"cannot read the Claude home {home}: {exc.strerror or exc}") from None
     try:
-        names = sorted(os.listdir(root))
+        names = os.listdir(root)
     except OSError as exc:
         raise HomeError(f"cannot read {root}: {exc.strerror or exc}") from None
+    return rescan(Catalog(home, [], []), names)
+
+
+def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
+    """The catalog with the project folders ``names`` listed again (added, changed or gone): discovery
+    lists every folder this way, a watch only those a change touched. ``problems`` are this listing's."""
+    inside = _Inside(catalog.home / "projects")
+    by_name = {p.dir_name: p for p in catalog.projects}
     problems: list[str] = []
-    inside = _Inside(root)
-    projects = [p for p in (load_project(inside, name, problems) for name in names) if p is not None]
-    return Catalog(home, projects, problems)
-
-
-def load_project(inside: "_Inside", name: str, problems: list[str]) -> Project | None:
-    """One project folder of the projects root, listed; None when it is not a folder inside the
-    home or holds no session. Shared by discovery and watch's rescan of changed projects."""
-    pdir = inside.root / name
-    if not pdir.is_dir():
-        return None
-    if not inside.dir_ok(pdir):
-        problems.append(f"{pdir}: symlink out of the home, skipped")
-        return None
-    project = Project(name, pdir)
-    try:
-        _scan_project(project, inside, problems)
-    except OSError as exc:
-        problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
-    return project if project.sessions else None
+    for name in sorted(names):
+        by_name.pop(name, None)
+        pdir = inside.root / name
+        if not pdir.is_dir():
+            continue
+        if not inside.dir_ok(pdir):
+            problems.append(f"{pdir}: symlink out of the home, skipped")
+            continue
+        project = Project(name, pdir)
+        try:
+            _scan_project(project, inside, problems)
+        except OSError as exc:
+            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+        if project.sessions:
+            by_name[name] = project
+    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], problems)
 
 
 class _Inside:
-    """Containment checks for one discovery run, at the cost of one lstat per file.
-
-    A file that is not a symlink lies inside the home exactly when its folder does; folders are
-    resolved once each and remembered. Only symlinks pay for a full resolve. (A no-change rebuild
-    of a thousand sessions runs discovery every time: resolving every path cost about half of it.)
-    """
+    """Containment checks for one discovery run, at the cost of one lstat per file: folders are
+    resolved once each, only symlinks pay for a full resolve (why: docs/source.md)."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -250,9 +224,7 @@ class _Inside:
         Raises OSError when it cannot be read."""
         st = os.lstat(path)
         if stat_mod.S_ISLNK(st.st_mode):
-            if not contained(path, self.root):
-                return None
-            return os.stat(path)
+            return os.stat(path) if contained(path, self.root) else None
         return st if self.dir_ok(path.parent) else None
 
 
@@ -270,9 +242,8 @@ def _add(t: Transcript, inside: "_Inside", problems: list[str]) -> bool:
 
 
 def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> None:
-    entries = sorted(os.scandir(project.path), key=lambda e: e.name)
     legacy_agents = []
-    for e in entries:
+    for e in sorted(os.scandir(project.path), key=lambda e: e.name):
         if e.name.endswith(".jsonl") and e.is_file():
             stem = e.name[: -len(".jsonl")]
             if stem in ("", ".", ".."):

@@ -1,15 +1,5 @@
-"""Stream the lines of one transcript file as entries.
-
-A transcript is append-only JSON Lines that Claude Code may still be writing while we read it.
-The reader therefore:
-
-* yields every complete line with its 1-based line number and byte offsets, so a later run can
-  resume exactly where this one stopped (``Reader.offset`` / ``Reader.line``);
-* holds back a last line without its newline: the writer has not finished it yet;
-* never drops a line: anything that is not a JSON object comes back as a malformed entry
-  carrying its text, so the page can show it in place;
-* replaces invalid UTF-8 instead of failing;
-* reads one line at a time (a 100 MB line costs a few times 100 MB, never the whole file).
+"""Stream the lines of one transcript file as entries: complete lines only (a last line without its
+newline is held back), none dropped (non-JSON comes back as a malformed entry). See docs/source.md.
 """
 
 from __future__ import annotations
@@ -74,13 +64,8 @@ class Reader:
         self.pending = 0
 
     def __iter__(self) -> Iterator[Entry]:
-        fh = self.fh
-        fh.seek(self.offset)
-        readline = fh.readline
-        while True:
-            data = readline()
-            if not data:
-                return
+        self.fh.seek(self.offset)
+        for data in iter(self.fh.readline, b""):
             if not data.endswith(b"\n"):
                 # Unfinished last line: the writer is mid-write. Leave it for the next run.
                 self.pending = len(data)
@@ -90,10 +75,8 @@ class Reader:
             # A view, not a slice: a slice would copy a 100 MB line once more.
             body = memoryview(data)[: -2 if data.endswith(b"\r\n") else -1]
             obj, err = parse_line(body)
-            entry = Entry(self.line, start, self.offset, obj)
-            if err is not None:
-                entry.raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace")
-                entry.error = err
+            raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace") if err is not None else None
+            entry = Entry(self.line, start, self.offset, obj, raw, err)
             self.line += 1
             body.release()
             del data, body

@@ -1,9 +1,5 @@
-"""Find one session (and one of its transcripts) from what a person typed or a URL carried.
-
-Used by every command that takes a SESSION argument (tail, export, the transcript API). The rules
-from the earlier transcript route (seed-003): ids are validated before any file is touched (no
-``/``, ``\\``, ``..``); every resolved path must stay inside the home's projects folder once
-symlinks are resolved, and one that does not reads as "not found", never as a different error.
+"""Find one session (and one of its transcripts) from what a person typed or a URL carried: ids
+validated first, paths kept inside the home's projects folder (docs/source.md).
 """
 
 from __future__ import annotations
@@ -22,10 +18,9 @@ class LocateError(Exception):
         self.status = status
 
 
-def check_id(value: str, what: str = "session id") -> str:
+def check_id(value: str, what: str = "session id") -> None:
     if not valid_id(value):
         raise LocateError(f"not a valid {what}: {value!r}", status=400)
-    return value
 
 
 def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog | None = None) -> Session:
@@ -39,12 +34,10 @@ def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog
     check_id(spec)
     sessions = list(catalog.sessions())
     exact = [s for s in sessions if s.id == spec]
-    if len(exact) == 1:
-        return _contained(exact[0], root)
     if len(exact) > 1:
         raise LocateError(f"session id {spec} exists in {len(exact)} projects: "
                           + ", ".join(s.project.dir_name for s in exact), status=409)
-    pref = [s for s in sessions if s.id.startswith(spec)]
+    pref = exact or [s for s in sessions if s.id.startswith(spec)]
     if len(pref) == 1:
         return _contained(pref[0], root)
     if len(pref) > 1:
@@ -100,5 +93,4 @@ def _latest(catalog: Catalog, cwd: str) -> Session:
             if any(peek_field(t.path, "cwd", limit=64 * 1024) == cwd for t in s0.transcripts):
                 here = list(p.sessions.values())
                 break
-    pool = here or sessions
-    return max(pool, key=lambda s: (s.mtime_ns, s.id))
+    return max(here or sessions, key=lambda s: (s.mtime_ns, s.id))

@@ -82,7 +82,7 @@ def test_tool_call_pairs_with_its_result():
     assert call.name == "Bash" and call.result is not None
     assert call.result.content == "a.txt\nb.txt" and call.result.line == 3
     assert call.result.extra["stdout"] == "a.txt\nb.txt"
-    assert not b.has_open_calls
+    assert not b.open_calls
 
 
 def test_result_without_a_call_is_its_own_message_and_errors_are_marked():
@@ -94,10 +94,10 @@ def test_result_without_a_call_is_its_own_message_and_errors_are_marked():
 
 def test_open_call_is_reported_until_its_result_arrives():
     b = feed(assistant("a1", [{"type": "tool_use", "id": "t9", "name": "Grep", "input": {"pattern": "x"}}]))
-    assert b.has_open_calls
+    assert b.open_calls
     b2 = feed(assistant("a1", [{"type": "tool_use", "id": "t9", "name": "Grep", "input": {"pattern": "x"}}]),
               tool_result("r", "t9", "none"))
-    assert not b2.has_open_calls
+    assert not b2.open_calls
 
 
 def test_inline_sidechain_links_to_the_task_call_by_prompt():

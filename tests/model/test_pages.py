@@ -131,7 +131,7 @@ def test_resuming_from_a_page_start_reproduces_the_same_pages():
 @pytest.mark.parametrize("size", [5, 9])
 def test_resuming_the_sample_transcripts(size):
     cat = discover(SAMPLE_HOME)
-    mains = [t for t in cat.transcripts() if t.kind == "main" and t.size > 20_000]
+    mains = [t for s in cat.sessions() for t in s.transcripts if t.kind == "main" and t.size > 20_000]
     assert mains
     for t in mains:
         _assert_resumes_identically(t.path.read_bytes(), size)

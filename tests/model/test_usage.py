@@ -140,7 +140,8 @@ def test_corpus_stats_equal_builder_totals(corpus_home):
     from ccreport.model.usage import TranscriptUsage
 
     tot: dict = {}
-    for t in discover(corpus_home).transcripts():
+    transcripts = [t for s in discover(corpus_home).sessions() for t in s.transcripts]
+    for t in transcripts:
         ledger = TranscriptUsage()
         for e in read_entries(t.path):
             ledger.feed(e.obj, e.line)

@@ -47,7 +47,7 @@ def test_three_agent_layouts_and_meta(tmp_path):
     assert by_id["1a2b3c4d"].kind == "agent" and by_id["1a2b3c4d"].layout == "root"
     # Real sub-agents come before compaction/side-question runs in the session's list.
     assert s.agents[0].kind == "agent" and s.agents[1].kind == "agent"
-    assert len(list(cat.transcripts())) == 6
+    assert sum(len(s.transcripts) for s in cat.sessions()) == 6
 
 
 def test_legacy_agent_goes_to_the_session_named_inside(tmp_path):
@@ -116,7 +116,7 @@ def test_sample_home_is_discovered_completely():
     cat = discover(SAMPLE_HOME)
     names = {p.dir_name for p in cat.projects}
     assert {"-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles"} <= names
-    kinds = {(t.kind, t.layout) for t in cat.transcripts()}
+    kinds = {(t.kind, t.layout) for s in cat.sessions() for t in s.transcripts}
     assert {("main", "main"), ("agent", "subagents"), ("agent", "root"), ("compaction", "subagents"),
             ("side_question", "subagents")} <= kinds
     assert cat.problems == []
