@@ -1,9 +1,6 @@
 """What both export formats share: options, the redacted message stream, agent selection, output.
 
-An export reads one session the way the site does (Reader → Builder, page by page so memory stays
-bounded) but every entry passes through the Redactor first, so the renderers only ever see
-redacted data. The HTML writer (html.py) reuses the site's renderers; the Markdown writer
-(markdown.py) renders the same Message objects as GitHub Markdown.
+Every entry is redacted before any renderer sees it; see docs/export.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """One session → one self-contained HTML file (CSS, JS and images inline; no request to any host).
 
-Messages are rendered by the site's own renderer (render.render_message) with
-``RenderContext(embed=True)``, so images become data: URLs and the collapsible blocks are the
-site's. The page's CSP allows exactly the inlined stylesheet and script by their sha256 hashes
-and nothing from anywhere else (``default-src 'none'``), so even a link in the transcript text
-cannot make the opened file fetch anything.
-
-The body is rendered to a temporary file chunk by chunk (one chunk of messages in memory at a
-time); the header, which needs the title found at the end of the transcript, is put around it
-afterwards, and the whole file goes out through the one atomic write (ccreport.fs).
+The CSP allows only the inlined stylesheet and script, by hash; see docs/export.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""One session → GitHub Markdown, split into parts that each fit a comment (``--max-chars``).
-
-The document is a sequence of *blocks* (parts.py), each balanced on its own: a heading, a quoted
-prompt, the assistant's prose, or a ``<details>`` fold (tool call, thinking, injected text) holding
-fenced blocks and prose; the packer fills parts with them. A single part is written as FILE (or
-to stdout); several as FILE.part1.md, FILE.part2.md… or on stdout separated by PART_MARKER lines.
-"""
+"""One session → GitHub Markdown, split into parts that each fit a comment (``--max-chars``); see
+docs/export.md."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
 """Make untrusted text safe to paste into GitHub Markdown, and cut it into balanced pieces.
 
-Two things in transcript text can break the structure of an exported document: raw HTML (a
-``</details>`` in an assistant's prose would close our fold; any tag renders on GitHub) and an
-unclosed code fence (it would swallow everything after it, our ``</details>`` included). Instead
-of guessing where CommonMark sees HTML, we ask a CommonMark parser (markdown-it, the same rules
-GitHub's cmark-gfm follows): every place it reports an HTML token gets its ``<`` escaped, until it
-reports none; an unclosed top-level fence gets its closing fence. Code spans and fences are left
-alone, so ``Vec<T>`` in backticks still reads as written.
-
-Fenced blocks for literal content (tool input and output) use a fence longer than any backtick
-run inside, so nothing inside can end them.
+A CommonMark parser says where HTML and open fences are; see docs/export.md.
 """
 
 from __future__ import annotations

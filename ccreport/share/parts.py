@@ -1,11 +1,5 @@
-"""The balanced blocks a Markdown export is made of, and the parts they are packed into.
-
-A block is a heading, prose (quoted or not), fenced code, or a ``<details>`` fold holding them. A
-block that does not fit in the room left goes to the next part; one that does not fit in a part at
-all is cut into pieces (mdsafe) and its fold is closed and reopened ("continued") around each cut,
-so every part is a valid document with balanced folds and fences. Only the part being filled is
-held; a finished one goes to the sink (a file, FILE.partN.md files, or a stream).
-"""
+"""The balanced blocks a Markdown export is made of, and the parts they are packed into (a block
+too big for a part is cut, its fold reopened around each cut; see docs/export.md)."""
 
 from __future__ import annotations
 

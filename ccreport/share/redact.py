@@ -1,17 +1,6 @@
 """Take secrets and home directories out of transcript entries before anything is rendered.
 
-Export is for sharing (a PR comment, an attached file), and transcripts hold whatever the session
-saw: keys pasted into prompts, ``.env`` files read by tools, URLs with passwords, and the user's
-home path in every ``cwd`` and file path. Redaction runs on the parsed entries (every string of every
-entry, keys included), so every renderer downstream — HTML, Markdown, tool views, titles — only ever
-sees the redacted text; nothing can slip past through a field a renderer happens to show.
-
-Each replacement names its kind (``[REDACTED:github-token]``); home directories become ``~``.
-Counts per kind are kept for the summary printed on stderr.
-
-The one thing not scanned is base64 payload data (images, documents): a key pattern can match by
-chance inside base64 (``AKIA…`` is plain base64 text), and "redacting" it would only corrupt the
-image while hiding nothing a reader could see.
+Every string of every entry (keys too), base64 payloads excepted; see docs/export.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""`ccreport export`: find the session, choose where the output goes, run one format writer.
-
-Returns the lines the CLI prints on stderr (what was written, what was redacted), so the command
-itself stays thin and tests can call this directly.
-"""
+"""`ccreport export`: find the session, choose where the output goes, run one format writer; returns
+the lines the CLI prints on stderr."""
 
 from __future__ import annotations
 
