@@ -6,7 +6,6 @@ from __future__ import annotations
 import glob
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -17,8 +16,7 @@ from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
 from ccreport.render.tools.base import short
 from ccreport.render.tools.code import diff_lines
-from ccreport.share.export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
-                                   transcript_chunks)
+from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
 from ccreport.share.redact import Redactor
 from ccreport.source.home import Session, Transcript
@@ -128,8 +126,7 @@ def _call_result(call: ToolCall) -> list:
 class MdRenderer:
     """Messages → blocks. Keeps who spoke last, so a run of assistant messages gets one heading."""
 
-    def __init__(self, opts: ExportOptions, agent_links: dict):
-        self.opts = opts
+    def __init__(self, agent_links: dict):
         self.agent_links = agent_links  # agent id → markdown link target
         self.last_role: str | None = None
 
@@ -232,8 +229,8 @@ def _slug(text: str) -> str:
     return re.sub(r" ", "-", re.sub(r"[^\w\- ]", "", text.strip().lower()))
 
 
-def _doc_header(session: Session, info: TranscriptInfo, opts: ExportOptions, redactor, extra: str = "") -> Block:
-    bits = [f"Session `{session.id}`"]
+def _doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
+    bits = [f"Session `{ex.session.id}`"]
     if info.cwd:
         bits.append(info.cwd)
     if info.git_branch:
@@ -243,66 +240,54 @@ def _doc_header(session: Session, info: TranscriptInfo, opts: ExportOptions, red
     if info.models:
         bits.append(", ".join(info.models[:3]))
     notes = []
-    if redactor is not None:
+    if ex.redactor is not None:
         notes.append("secrets and home paths redacted")
-    if not opts.thinking:
+    if not ex.opts.thinking:
         notes.append("thinking omitted")
-    if not opts.tools:
+    if not ex.opts.tools:
         notes.append("tool calls omitted")
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    return Block([Prose("# " + short(strip_ansi(session_title(session, info)), 200)), Prose(line),
+    return Block([Prose("# " + short(strip_ansi(ex.title(info)), 200)), Prose(line),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 
 # --- the document -------------------------------------------------------------------------------
-@dataclass
-class _Export:
-    """What every document of one export shares."""
-
-    session: Session
-    opts: ExportOptions
-    redactor: Redactor | None
-    agents: list[Transcript]  # the sub-agent transcripts (inlined after the main one with --agents inline)
-    agent_links: dict  # agent id → markdown link target
-
-
-def _render_doc(ex: _Export, transcript: Transcript | None, sink: Sink, title_extra: str = "") -> int:
+def _render_doc(ex: Export, transcript: Transcript | None, sink: Sink, title_extra: str = "") -> int:
     """Render one transcript (and, inline, the agents') into parts handed to ``sink``; returns their number."""
-    opts, redactor = ex.opts, ex.redactor
-    packer = Packer(opts.max_chars, sink.emit, ex.session.id)
+    redactor = ex.redactor
+    packer = Packer(ex.opts.max_chars, sink.emit, ex.session.id)
     sink.header = packer.header
     # The header needs the title, which may be at the end of the transcript: a cheap first pass
     # over the (redacted) entries finds it without rendering.
     info = TranscriptInfo()
     if transcript is not None:
         saved = dict(redactor.counts) if redactor is not None else None
-        for _ in transcript_chunks(transcript, opts, redactor, info):
+        for _ in ex.chunks(transcript, info):
             pass
         if redactor is not None:
             redactor.counts = saved  # counted once, by the rendering pass below
-    packer.add(_doc_header(ex.session, info, opts, redactor, title_extra))
-    inline = ex.agents if opts.agents == "inline" else []
+    packer.add(_doc_header(ex, info, title_extra))
+    inline = ex.agents if ex.opts.agents == "inline" else []
     if inline:
-        toc = "".join(f"- [{html.escape(agent_heading(t, redactor)[0])}](#{_slug('Sub-agent transcript ' + t.id)})\n"
-                      for t in inline)
+        toc = "".join(f"- [{html.escape(ex.agent_heading(t)[0])}]({ex.agent_links[t.id]})\n" for t in inline)
         packer.add(Block([Raw(f"**Sub-agent transcripts:**\n\n{toc}\n")]))
     if transcript is None:
         packer.add(Block([Raw("*This session has no main transcript (only sub-agent files).*\n\n")]))
     else:
         _add_transcript(ex, transcript, packer)
     for t in inline:
-        name, desc = agent_heading(t, redactor)
+        name, desc = ex.agent_heading(t)
         packer.add(Block([Raw(f"## Sub-agent transcript {html.escape(t.id)}\n\n"),
                           Prose(f"**{name}**" + (f" — {desc}" if desc else ""))]))
         _add_transcript(ex, t, packer)
     return packer.finish()
 
 
-def _add_transcript(ex: _Export, t: Transcript, packer: Packer) -> None:
-    r = MdRenderer(ex.opts, ex.agent_links)
-    for chunk in transcript_chunks(t, ex.opts, ex.redactor, TranscriptInfo()):
+def _add_transcript(ex: Export, t: Transcript, packer: Packer) -> None:
+    r = MdRenderer(ex.agent_links)
+    for chunk in ex.chunks(t, TranscriptInfo()):
         for m in chunk:
             for b in r.blocks(m):
                 packer.add(b)
@@ -320,13 +305,12 @@ def _remove_stale_parts(out: Path, files: list[Path]) -> None:
 def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor: Redactor | None,
               stdout=None):
     """Write the Markdown export. Returns the files written, or (stdout) the number of parts."""
-    agents = agents_to_export(session, opts)
-    links = {}
-    if opts.agents == "inline":
-        links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) for t in agents}
-    elif opts.agents == "link" and out is not None:
-        links = {t.id: agent_file(out, t, ".md").name for t in agents}
-    ex = _Export(session, opts, redactor, agents, links)
+    ex = Export(session, opts, redactor)
+    agents = ex.agents
+    # With --agents link there is always a FILE: run_export refuses stdout.
+    inline = opts.agents == "inline"
+    ex.agent_links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) if inline else agent_file(out, t, ".md").name
+                      for t in agents}
     sink = Sink(out, stdout)
     n = _render_doc(ex, session.main, sink)
     if out is None:

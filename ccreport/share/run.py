@@ -9,16 +9,17 @@ import tempfile
 from pathlib import Path
 
 from ccreport.render.markup import human_size
-from ccreport.share.export import ExportError, ExportOptions, make_redactor
+from ccreport.share.export import ExportError, ExportOptions
 from ccreport.share.html import export_html
 from ccreport.share.markdown import export_md
+from ccreport.share.redact import Redactor
 from ccreport.source.locate import find_session
 
 
 def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
                stdout=None) -> list[str]:
     session = find_session(home, spec, cwd=cwd)
-    redactor = make_redactor(opts)
+    redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link":
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
