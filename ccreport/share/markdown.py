@@ -14,7 +14,7 @@ from ccreport.model.messages import NOT_TYPED, Message, ToolCall
 from ccreport.render.codelang import fence_language
 from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
-from ccreport.render.tools.base import short
+from ccreport.render.tools.base import extra_of, input_of, short
 from ccreport.render.tools.code import diff_lines
 from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
@@ -38,26 +38,24 @@ def _s(v) -> str:
 
 def _result_text(content) -> tuple[str, list[str]]:
     """(text of a tool_result's content, notes about parts that are not text)."""
-    notes = []
-    if content is None:
-        return "", notes
-    if isinstance(content, str):
-        return content, notes
-    if isinstance(content, list):
-        texts = []
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "text":
-                texts.append(_s(b.get("text")))
-            elif isinstance(b, dict) and b.get("type") in ("image", "document"):
-                notes.append(_media_note(b))
-            elif isinstance(b, dict) and b.get("type") == "tool_reference":
-                texts.append(f"[tool: {_s(b.get('tool_name'))}]")
-            elif isinstance(b, str):
-                texts.append(b)
-            else:
-                texts.append(_json(b))
-        return "\n".join(texts), notes
-    return _json(content), notes
+    if content is None or isinstance(content, str):
+        return content or "", []
+    if not isinstance(content, list):
+        return _json(content), []
+    texts, notes = [], []
+    for b in content:
+        btype = b.get("type") if isinstance(b, dict) else None
+        if btype == "text":
+            texts.append(_s(b.get("text")))
+        elif btype in ("image", "document"):
+            notes.append(_media_note(b))
+        elif btype == "tool_reference":
+            texts.append(f"[tool: {_s(b.get('tool_name'))}]")
+        elif isinstance(b, str):
+            texts.append(b)
+        else:
+            texts.append(_json(b))
+    return "\n".join(texts), notes
 
 
 def _media_note(b: dict) -> str:
@@ -70,11 +68,10 @@ def _media_note(b: dict) -> str:
 
 
 def _call_summary(call: ToolCall) -> str:
-    inp = call.input if isinstance(call.input, dict) else {}
-    for key in ("description", "command", "file_path", "path", "pattern", "url", "query", "prompt", "skill"):
+    inp = input_of(call)
+    keys = ("command", "file_path", "path", "pattern", "url", "query", "prompt", "skill")
+    for key in ("description",) + keys if call.name in ("Task", "Agent") else keys:
         if isinstance(inp.get(key), str) and inp[key].strip():
-            if key == "description" and call.name not in ("Task", "Agent"):
-                continue
             return f"{call.name}: {inp[key]}"
     return call.name
 
@@ -108,16 +105,16 @@ def _call_result(call: ToolCall) -> list:
     r = call.result
     if r is None:
         return [Raw("*No result recorded.*\n\n")]
-    label = "**Error:**\n\n" if r.is_error else "**Result:**\n\n"
-    x = r.extra if isinstance(r.extra, dict) else {}
-    if call.name in ("Bash", "PowerShell") and ("stdout" in x or "stderr" in x) and (_s(x.get("stdout")) or _s(x.get("stderr"))):
+    stdout, stderr = _s(extra_of(call).get("stdout")), _s(extra_of(call).get("stderr"))
+    if call.name in ("Bash", "PowerShell") and (stdout or stderr):
         items = []
-        if _s(x.get("stdout")):
-            items.append(Code(strip_ansi(_s(x["stdout"])), "", "**Output:**\n\n"))
-        if _s(x.get("stderr")):
-            items.append(Code(strip_ansi(_s(x["stderr"])), "", "**Stderr:**\n\n"))
+        if stdout:
+            items.append(Code(strip_ansi(stdout), "", "**Output:**\n\n"))
+        if stderr:
+            items.append(Code(strip_ansi(stderr), "", "**Stderr:**\n\n"))
         return items
     text, notes = _result_text(r.content)
+    label = "**Error:**\n\n" if r.is_error else "**Result:**\n\n"
     items: list = [Code(strip_ansi(text), "", label)] if text or not notes else []
     items.extend(Raw(n) for n in notes)
     return items
@@ -188,7 +185,7 @@ class MdRenderer:
     def _call(self, call: ToolCall) -> Block:
         items = _call_input(call) + _call_result(call)
         r = call.result
-        aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+        aid = extra_of(call).get("agentId")
         if isinstance(aid, str) and aid in self.agent_links:
             items.append(Raw(f"[Sub-agent transcript {html.escape(aid)} →]({self.agent_links[aid]})\n\n"))
         summary = _call_summary(call) + (" — error" if r is not None and r.is_error else "")

@@ -276,21 +276,19 @@ def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: s
     room = limit - overhead
     if room < 16:
         raise ValueError("limit too small for a fenced block")
-    out = []
+    chunks = []
     buf = ""
-    first = True
     for ln in text.splitlines(keepends=True):
         while len(ln) > room:
             if buf:
-                out.append(frame(buf, label if first else lab))
-                first, buf = False, ""
-            out.append(frame(ln[:room], label if first else lab))
-            first = False
+                chunks.append(buf)
+                buf = ""
+            chunks.append(ln[:room])
             ln = ln[room:]
         if len(buf) + len(ln) > room:
-            out.append(frame(buf, label if first else lab))
-            first, buf = False, ""
+            chunks.append(buf)
+            buf = ""
         buf += ln
-    if buf or not out:
-        out.append(frame(buf, label if first else lab))
-    return out
+    if buf or not chunks:
+        chunks.append(buf)
+    return [frame(chunk, label if i == 0 else lab) for i, chunk in enumerate(chunks)]

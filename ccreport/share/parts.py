@@ -16,6 +16,7 @@ PART_MARKER = "<!-- ccreport: part break -->"
 # Room kept at the top of every part for its "part N" line.
 HEADER_RESERVE = 200
 SUMMARY_MAX = 120
+UNLIMITED = 10**12  # a limit no block reaches: the block whole, in one piece
 
 
 # --- blocks -------------------------------------------------------------------------------------
@@ -52,7 +53,7 @@ class Block:
         return "</details>\n\n" if self.summary is not None else ""
 
     def render(self) -> str:
-        return self._open(False) + "".join(_item_md(i) for i in self.items) + self._close()
+        return self._open(False) + "".join(self.pieces(UNLIMITED)) + self._close()
 
     def pieces(self, limit: int) -> list[str]:
         """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
@@ -62,29 +63,12 @@ class Block:
         return out
 
 
-def _item_md(i) -> str:
-    if isinstance(i, Raw):
-        return i.text
-    if isinstance(i, Prose):
-        return _prose_md(i.quoted)(i.text)
-    return _code_md(i.text, i.lang, i.label) + "\n"
-
-
-def _prose_md(quoted: bool):
-    if quoted:
-        return lambda t: quoted_prose(t).rstrip("\n") + "\n\n"
-    return lambda t: prose(t).rstrip("\n") + "\n\n"
-
-
-def _code_md(text, lang, label):
-    return code_pieces(text, lang, 10**12, label)[0]
-
-
 def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Raw):
         return [i.text]
     if isinstance(i, Prose):
-        return prose_pieces(i.text, limit, _prose_md(i.quoted))
+        render = quoted_prose if i.quoted else prose
+        return prose_pieces(i.text, limit, lambda text: render(text).rstrip("\n") + "\n\n")
     label = i.label
     cont = label.replace(":**", " (continued):**") if label else ""
     return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
@@ -95,7 +79,6 @@ class Packer:
     """Fill parts of at most ``limit`` characters with blocks; hand each full part to ``emit``."""
 
     def __init__(self, limit: int, emit, session_id: str):
-        self.limit = limit
         self.emit = emit
         self.sid = session_id[:40]
         self.buf: list[str] = []
