@@ -123,8 +123,7 @@ class Export:
 
 def agent_file(out: Path, t: Transcript, ext: str) -> Path:
     """--agents link: each agent transcript in its own file beside the main one."""
-    stem = out.name[: -len(ext)] if out.name.endswith(ext) else out.name
-    return out.with_name(f"{stem}.agent-{t.id}{ext}")
+    return out.with_name(f"{out.name.removesuffix(ext)}.agent-{t.id}{ext}")
 
 
 def write_text(path: Path, text: str) -> None:

@@ -30,16 +30,6 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
-def inline_assets() -> tuple[str, str]:
-    files = asset_files()
-    css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
-    js = files["app.js"].decode("utf-8")
-    # Inlined text must not be able to end its own element early.
-    if "</style" in css.lower() or "</script" in js.lower():
-        raise ExportError("an asset contains a closing tag and cannot be inlined")
-    return css, js
-
-
 def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> TranscriptInfo:
     ctx = RenderContext(root="", embed=True, agent_urls=ex.agent_links)
     info = TranscriptInfo()
@@ -103,7 +93,12 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
     """Put the header and footer, which need the title found at the end of the transcript, around the
     body (rendered into a temporary file) and write the whole to ``out``."""
     opts, session = ex.opts, ex.session
-    css, js = inline_assets()
+    files = asset_files()
+    css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
+    js = files["app.js"].decode("utf-8")
+    # Inlined text must not be able to end its own element early.
+    if "</style" in css.lower() or "</script" in js.lower():
+        raise ExportError("an asset contains a closing tag and cannot be inlined")
     omitted = []
     if not opts.thinking:
         omitted.append("thinking omitted")

@@ -127,13 +127,14 @@ class MdRenderer:
         self.agent_links = agent_links  # agent id → markdown link target
         self.last_role: str | None = None
 
-    def heading(self, role: str, m: Message) -> Raw | None:
+    def heading(self, role: str, m: Message) -> list[Raw]:
+        """The speaker's heading, or nothing when the same role spoke last."""
         if role == self.last_role:
-            return None
+            return []
         self.last_role = role
         when = local_date(m.timestamp)
-        icon = {"User": "👤", "Assistant": "🤖"}.get(role, "•")
-        return Raw(f"### {icon} {role}" + (f" <sub>{html.escape(when)}</sub>" if when else "") + "\n\n")
+        icon = "👤" if role == "User" else "🤖"
+        return [Raw(f"### {icon} {role}" + (f" <sub>{html.escape(when)}</sub>" if when else "") + "\n\n")]
 
     def blocks(self, m: Message):
         fn = getattr(self, f"_{m.kind}", None)
@@ -151,19 +152,17 @@ class MdRenderer:
                     label = re.sub(r"<[^>]*>", " ", s) or s
                     yield Block([Code(payload)], f"Injected by Claude Code: {label}")
                 else:
-                    h = self.heading("User", m)
-                    yield Block(([h] if h else []) + [Prose(payload, quoted=True)])
+                    yield Block(self.heading("User", m) + [Prose(payload, quoted=True)])
             elif btype in ("image", "document"):
-                h = self.heading("User", m)
-                yield Block(([h] if h else []) + [Raw(_media_note(payload))])
+                yield Block(self.heading("User", m) + [Raw(_media_note(payload))])
             else:
                 yield Block([Code(_json(payload), "json")], "Unrecognised content block")
 
     def _assistant(self, m: Message):
         entry = m.entry or {}
-        h = self.heading("Assistant", m)
-        if h:
-            yield Block([h])
+        heading = self.heading("Assistant", m)
+        if heading:
+            yield Block(heading)
         for btype, payload in m.blocks:
             if btype == "text":
                 if payload.strip():
@@ -292,7 +291,7 @@ def _add_transcript(ex: Export, t: Transcript, packer: Packer) -> None:
 
 def _remove_stale_parts(out: Path, files: list[Path]) -> None:
     """Parts of an earlier, longer export to the same FILE would read as part of this one."""
-    stem = out.name[:-3] if out.name.endswith(".md") else out.name
+    stem = out.name.removesuffix(".md")
     keep = {f.name for f in files}
     for p in out.parent.glob(f"{glob.escape(stem)}.part*.md"):
         if re.fullmatch(re.escape(stem) + r"\.part\d+\.md", p.name) and p.name not in keep:

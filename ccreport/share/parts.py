@@ -101,15 +101,12 @@ class Packer:
         self.buf.append(s)
         self.size += len(s)
 
-    def _put(self, s: str):
-        if self.size + len(s) > self.budget:
-            self._flush()
-        self._append(s)
-
     def add(self, block: Block):
         s = block.render()
-        if len(s) <= self.budget:
-            self._put(s)  # in the room left, or at the top of the next part
+        if len(s) <= self.budget:  # in the room left, or at the top of the next part
+            if self.size + len(s) > self.budget:
+                self._flush()
+            self._append(s)
             return
         # Too big for any part: cut it, reopening its fold after every cut.
         o_first, o_cont, close = block._open(False), block._open(True), block._close()
@@ -148,9 +145,7 @@ class Sink:
         self.files: list[Path] = []
 
     def part_path(self, no: int) -> Path:
-        name = self.out.name
-        stem = name[:-3] if name.endswith(".md") else name
-        return self.out.with_name(f"{stem}.part{no}.md")
+        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md")
 
     def emit(self, no: int, text: str, last: bool = False):
         if no == 1 and last:  # the whole document fits: no part header, no numbered file
