@@ -1,20 +1,5 @@
-"""`ccreport list`: the sessions of a home, newest first, found cheaply enough to run any time.
-
-Nothing is parsed in full. Per session:
-
-* last activity: the newest ``timestamp`` in the last TAIL_BYTES of its transcripts, else the newest
-  file mtime (copied homes have meaningless mtimes);
-* project: the first ``cwd`` in the head of the newest transcript of the project (bounded peek),
-  else the encoded folder name;
-* title: a ``custom-title`` / ``ai-title`` / ``summary`` line in the first HEAD_BYTES or the last
-  TAIL_BYTES of the main transcript (new versions append them, old ones wrote summaries first),
-  else the first typed prompt in its first HEAD_BYTES;
-* messages: the number of user and assistant lines of the main transcript, counted by a byte scan
-  of each line's ``"type"`` field without JSON parsing. A tool result is its own user line and an
-  assistant reply may span several lines, so this counts lines of conversation, not the merged
-  messages the site shows;
-* size: the bytes of all its transcript files (main and sub-agents).
-"""
+"""`ccreport list`: the sessions of a home, newest first, from bounded reads of each transcript's head
+and tail (nothing is parsed in full); see docs/inspect.md for where each column comes from."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003).
-
-The id is checked before anything is opened (no ``/``, ``\\`` or ``..``); the session is resolved by
-locate.py, whose answer is contained in the home's projects folder once symlinks are resolved (a
-path that escapes reads as "not found"). The file is read once, counting every line and keeping
-only the last N in a deque: memory is N lines whatever the file's size.
-"""
+"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003): the id
+is checked before any file is opened; see docs/inspect.md."""
 
 from __future__ import annotations
 
