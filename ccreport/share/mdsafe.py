@@ -90,8 +90,7 @@ def close_fences(text: str) -> str:
             if t.type != "fence":
                 return text
             s, e = t.map
-            last = lines[e - 1] if e - 1 > s and e - 1 < len(lines) else None
-            m = _CLOSER.match(last) if last is not None else None
+            m = _CLOSER.match(lines[e - 1]) if s < e - 1 < len(lines) else None
             markup = t.markup
             if m and m.group(1)[0] == markup[0] and len(m.group(1)) >= len(markup):
                 return text
@@ -216,12 +215,10 @@ def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -
 def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[str]:
     """One top-level block too big for a piece: cut it between lines (or characters)."""
     opener, body, closer = None, ls, None
-    if markup and len(ls) >= 1:
-        opener = ls[0]
-        body = ls[1:]
+    if markup:  # a fence: reopened and closed around each cut
+        opener, body, closer = ls[0], ls[1:], markup
         if body and _CLOSER.match(body[-1]):
             closer, body = body[-1], body[:-1]
-        closer = closer or markup
 
     def frame(chunk):
         return render(([opener] + chunk + [closer]) if opener is not None else chunk)

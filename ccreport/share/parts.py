@@ -128,11 +128,9 @@ class Packer:
             self._append(open_ + "".join(group) + close)
 
     def finish(self) -> int:
-        """Emit the last part; returns the number of parts."""
-        if self.buf or self.no == 1:
-            self.emit(self.no, "".join(self.buf), last=True)
-            return self.no
-        return self.no - 1
+        """Emit the last part (never empty: a flush is always followed by an append); returns the number of parts."""
+        self.emit(self.no, "".join(self.buf), last=True)
+        return self.no
 
 
 class Sink:

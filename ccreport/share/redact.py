@@ -106,18 +106,13 @@ class Redactor:
         return s
 
     def _replace(self, m: re.Match, kind: str, group: int) -> str:
-        if group:
-            value = m.group(group)
-            if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)):
-                return m.group(0)
-            self.counts[kind] = self.counts.get(kind, 0) + 1
-            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
-            whole = m.group(0)
-            return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
-        if m.group(0).startswith("[REDACTED"):
-            return m.group(0)
+        whole, value = m.group(0), m.group(group)
+        if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)) \
+                or (not group and whole.startswith("[REDACTED")):
+            return whole
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        return f"[REDACTED:{kind}]"
+        start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+        return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
 
     # --- entries -------------------------------------------------------------------------------
     def value(self, v):
@@ -129,10 +124,8 @@ class Redactor:
             out = {}
             for k, x in v.items():
                 key = self.text(k) if isinstance(k, str) else k
-                if (skip_data and k == "data") or (k == "base64" and isinstance(x, str)):
-                    out[key] = x
-                else:
-                    out[key] = self.value(x)
+                keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
+                out[key] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
@@ -147,8 +140,7 @@ class Redactor:
 
 def compile_patterns(patterns) -> list[str]:
     """Check --redact-pattern values; raises ValueError with a readable message."""
-    out = []
-    for p in patterns or ():
+    for p in patterns:
         try:
             pat = re.compile(p)
         except re.error as exc:
@@ -156,8 +148,7 @@ def compile_patterns(patterns) -> list[str]:
         if pat.fullmatch(""):
             # It would "redact" the empty string between every two characters.
             raise ValueError(f"--redact-pattern {p!r} matches the empty string")
-        out.append(p)
-    return out
+    return list(patterns)
 
 
 def current_homes() -> list[str]:
