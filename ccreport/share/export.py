@@ -109,6 +109,15 @@ class Export:
         info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
         info.models = list(c["models"])
 
+    def omitted(self) -> list[str]:
+        """What --no-thinking and --no-tools left out, as the document header says it."""
+        notes = []
+        if not self.opts.thinking:
+            notes.append("thinking omitted")
+        if not self.opts.tools:
+            notes.append("tool calls omitted")
+        return notes
+
     def title(self, info: TranscriptInfo) -> str:
         return " ".join((info.title or f"Session {self.session.id[:8]}").split())[:200]
 

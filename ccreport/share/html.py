@@ -99,11 +99,7 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
     # Inlined text must not be able to end its own element early.
     if "</style" in css.lower() or "</script" in js.lower():
         raise ExportError("an asset contains a closing tag and cannot be inlined")
-    omitted = []
-    if not opts.thinking:
-        omitted.append("thinking omitted")
-    if not opts.tools:
-        omitted.append("tool calls omitted")
+    omitted = ex.omitted()
     if opts.agents == "none" and session.agents:
         omitted.append(f"{len(session.agents)} sub-agent transcripts omitted")
     if back:

@@ -235,13 +235,7 @@ def _doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
         bits.append(f"{local_date(info.first_ts)} → {local_date(info.last_ts)}")
     if info.models:
         bits.append(", ".join(info.models[:3]))
-    notes = []
-    if ex.redactor is not None:
-        notes.append("secrets and home paths redacted")
-    if not ex.opts.thinking:
-        notes.append("thinking omitted")
-    if not ex.opts.tools:
-        notes.append("tool calls omitted")
+    notes = (["secrets and home paths redacted"] if ex.redactor is not None else []) + ex.omitted()
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")

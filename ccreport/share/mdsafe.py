@@ -136,10 +136,10 @@ def quoted_prose(text: str) -> str:
     return escape_html(quote(normalise(text)))
 
 
-def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
-    """Line ranges [s, e) of the top-level blocks, covering every line; third item: fence markup."""
+def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
+    """The lines of each top-level block, covering every line, with the block's fence markup (or None)."""
     lines = text.split("\n")
-    out: list[tuple[int, int, str | None]] = []
+    out: list[tuple[list[str], str | None]] = []
     pos = 0
     for t in _md.parse(text):
         if t.level != 0 or not t.map or t.nesting == -1:
@@ -148,30 +148,23 @@ def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
         if s < pos:
             continue
         if s > pos:
-            out.append((pos, s, None))  # blank lines (or lines a parser skipped) between blocks
-        out.append((s, e, t.markup if t.type == "fence" else None))
+            out.append((lines[pos:s], None))  # blank lines (or lines a parser skipped) between blocks
+        out.append((lines[s:e], t.markup if t.type == "fence" else None))
         pos = e
     if pos < len(lines):
-        out.append((pos, len(lines), None))
+        out.append((lines[pos:], None))
     return out
 
 
 def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
-    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters.
-
-    Cuts fall between top-level blocks where possible, else between lines (a long fenced block is
-    closed and reopened around each cut), else between characters — never inside a code point.
-    A piece takes as many blocks as their raw size allows (scaled by how much rendering grew the
-    last piece), is rendered to confirm, and sheds blocks from its end while too long; a piece is
-    rendered only a few times, so the cost stays near linear in the text.
-    """
+    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters (how, and why
+    the cost stays near linear: docs/export.md)."""
     text = normalise(text)
     if len(text) <= limit:
         whole = render(text)
         if len(whole) <= limit:
             return [whole]
-    lines = text.split("\n")
-    units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
+    units = top_level_blocks(text)
     raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
 
     def join(ls):

@@ -83,8 +83,7 @@ class Redactor:
         self._rules = _rules()
         for i, p in enumerate(self.patterns):
             self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
-        homes = self.homes if self.homes is not None else current_homes()
-        self._homes = _home_rules(homes)
+        self._homes = _home_rules(self.homes if self.homes is not None else current_homes())
 
     # --- strings --------------------------------------------------------------------------------
     def text(self, s: str) -> str:
