@@ -205,9 +205,8 @@ class MdRenderer:
             self.last_role = None
             yield Block([Raw("---\n\n*The conversation was compacted here.*\n\n")])
             return
-        if not content:
-            return
-        yield Block([Code(strip_ansi(content))], f"System ({sub}): {content}")
+        if content:
+            yield Block([Code(strip_ansi(content))], f"System ({sub}): {content}")
 
     def _meta(self, m: Message):
         return iter(())  # bookkeeping lines (snapshots, titles, queue…): not part of a shared conversation
