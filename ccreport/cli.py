@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import click
+import orjson
 
 from ccreport import __version__
 from ccreport.source.home import HomeError, resolve_home
@@ -23,14 +24,16 @@ def _fail(msg: str, code: int = 2):
 
 
 @contextmanager
-def _site_errors(out: Path):
-    """A home that cannot be used, or a site that cannot be written: one line, no traceback."""
+def _errors(cannot: str | None = None, code: int = 2):
+    """A home that cannot be used (or, given ``cannot``, a file): one line, no traceback."""
     try:
         yield
     except HomeError as exc:
         _fail(str(exc))
     except OSError as exc:
-        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
+        if cannot is None:
+            raise
+        _fail(f"{cannot}: {exc.strerror or exc}", code)
 
 
 class _Progress:
@@ -48,9 +51,8 @@ class _Progress:
         self.state: tuple[int, int] | None = None  # (done, total) as last reported by the build
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._ticker = None
+        self._ticker = threading.Thread(target=self._tick, daemon=True)
         if self.enabled:
-            self._ticker = threading.Thread(target=self._tick, daemon=True)
             self._ticker.start()
 
     def _tick(self):
@@ -80,7 +82,7 @@ class _Progress:
     def close(self):
         with self._lock:
             self._stop.set()
-        if self._ticker is not None:
+        if self.enabled:
             self._ticker.join()
         if self.shown:
             sys.stderr.write("\n")
@@ -110,14 +112,12 @@ def build(home, out, page_size, jobs, quiet):
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
     progress = _Progress(not quiet)
     try:
-        with _site_errors(out):
+        with _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
         # Every page on disk is complete (atomic writes); the next build does the rest.
-        click.echo("ccreport: interrupted; the pages written so far are complete, the next build "
-                   "finishes the rest", err=True)
-        sys.exit(130)
+        _fail("interrupted; the pages written so far are complete, the next build finishes the rest", 130)
     progress.close()
     for err in res.errors:
         click.echo(f"ccreport: error: {err}", err=True)
@@ -130,7 +130,6 @@ def main():
     cli(prog_name="ccreport")
 
 
-# --- serve ---
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
@@ -154,7 +153,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
-    with _site_errors(out):
+    with _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, opts)
     for err in res.errors:
         click.echo(f"ccreport: error: {err}", err=True)
@@ -170,8 +169,6 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         _fail(str(exc))
     if port and server.server_address[1] != port:
         click.echo(f"ccreport: port {port} is in use; serving on port {server.server_address[1]} instead.", err=True)
-    # Watch follows the home with the incremental build (follow.Follower): an append costs the bytes
-    # that changed, and the written paths go to the open pages.
     follower = Follower(home, out, Options(page_size=page_size, jobs=1, quiet=True), live,
                         log=lambda m: click.echo(f"ccreport: {m}", err=True)) if watch else None
     running = Running(server, follower)
@@ -191,7 +188,6 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         running.stop()
 
 
-# --- tail ---
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.argument("session")
@@ -205,23 +201,17 @@ def tail(home, session, lines, agent, as_json):
     from ccreport.inspect.tail import readable, tail as run_tail
 
     home = resolve_home(str(home) if home else None)
-    try:
-        result = run_tail(home, session, lines, agent)
-    except LocateError as exc:
-        _fail(str(exc), 2 if exc.status == 400 else 1)
-    except HomeError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot read the transcript: {exc.strerror or exc}", 1)
+    with _errors("cannot read the transcript", code=1):
+        try:
+            result = run_tail(home, session, lines, agent)
+        except LocateError as exc:
+            _fail(str(exc), 2 if exc.status == 400 else 1)
     if as_json:
-        import orjson
-
         click.echo(orjson.dumps(result).decode())
     else:
         click.echo(readable(result))
 
 
-# --- watch ---
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
@@ -236,12 +226,11 @@ def watch(home, out, page_size, quiet):
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
-    with _site_errors(out):
+    with _errors(f"cannot write the site to {out}"):
         code = run(home, out, opts, quiet=quiet)
     sys.exit(code)
 
 
-# --- export ---
 @cli.command()
 @click.argument("session")
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
@@ -274,17 +263,15 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
         fmt = "md" if out and out != "-" and out.lower().endswith((".md", ".markdown")) else "html"
     opts = ExportOptions(format=fmt, agents=agents, thinking=not no_thinking, tools=not no_tools, redact=redact,
                          patterns=pats, max_chars=max_chars)
-    try:
-        messages = run_export(resolve_home(str(home) if home else None), session, out, opts)
-    except (HomeError, LocateError, ExportError) as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write the export: {exc.strerror or exc}")
+    with _errors("cannot write the export"):
+        try:
+            messages = run_export(resolve_home(str(home) if home else None), session, out, opts)
+        except (LocateError, ExportError) as exc:
+            _fail(str(exc))
     for line in messages:
         click.echo(f"ccreport: {line}", err=True)
 
 
-# --- list ---
 @cli.command("list")
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--project", default=None, metavar="TEXT", help="Only projects whose folder or cwd contains TEXT.")
@@ -293,14 +280,11 @@ def list_sessions(home, project, as_json):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
-    try:
+    with _errors():
         rows = list_rows(resolve_home(str(home) if home else None), project)
-    except HomeError as exc:
-        _fail(str(exc))
     click.echo(rows_json(rows) if as_json else format_table(rows))
 
 
-# --- stats ---
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
@@ -309,10 +293,8 @@ def stats(home, as_json):
     from ccreport.inspect.stats import collect, render_json, render_text
 
     home = resolve_home(str(home) if home else None)
-    try:
+    with _errors():
         data = collect(home)
-    except HomeError as exc:
-        _fail(str(exc))
     for problem in data["problems"]:
         click.echo(f"ccreport: warning: {problem}", err=True)
     click.echo(render_json(data) if as_json else render_text(data), nl=False)

@@ -1,20 +1,5 @@
-"""`ccreport list`: the sessions of a home, newest first, found cheaply enough to run any time.
-
-Nothing is parsed in full. Per session:
-
-* last activity: the newest ``timestamp`` in the last TAIL_BYTES of its transcripts, else the newest
-  file mtime (copied homes have meaningless mtimes);
-* project: the first ``cwd`` in the head of the newest transcript of the project (bounded peek),
-  else the encoded folder name;
-* title: a ``custom-title`` / ``ai-title`` / ``summary`` line in the first HEAD_BYTES or the last
-  TAIL_BYTES of the main transcript (new versions append them, old ones wrote summaries first),
-  else the first typed prompt in its first HEAD_BYTES;
-* messages: the number of user and assistant lines of the main transcript, counted by a byte scan
-  of each line's ``"type"`` field without JSON parsing. A tool result is its own user line and an
-  assistant reply may span several lines, so this counts lines of conversation, not the merged
-  messages the site shows;
-* size: the bytes of all its transcript files (main and sub-agents).
-"""
+"""`ccreport list`: the sessions of a home, newest first, from bounded reads of each transcript's head
+and tail (nothing is parsed in full); see docs/inspect.md for where each column comes from."""
 
 from __future__ import annotations
 
@@ -60,70 +45,50 @@ def _scan_titles(lines, best: dict) -> None:
         if not isinstance(obj, dict):
             continue
         for key, field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary")):
-            if obj.get("type") == key and isinstance(obj.get(field), str) and obj[field].strip():
-                if key != "summary" or key not in best:
-                    best[key] = obj[field]
+            if obj.get("type") == key and isinstance(obj.get(field), str) and obj[field].strip() \
+                    and (key != "summary" or key not in best):
+                best[key] = obj[field]
 
 
 def _title_and_last(path: Path) -> tuple[str | None, str | None]:
     """(title, last timestamp) from a bounded read of the head and tail of a transcript."""
-    best: dict = {}
-    last = None
-    prompt = None
     try:
         with open(path, "rb") as fh:
             fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_BYTES))
+            fh.seek(max(0, fh.tell() - TAIL_BYTES))
             tail = fh.read(TAIL_BYTES)
-            stamps = _TS.findall(tail)
-            last = max(stamps).decode("utf-8", "replace") if stamps else None
-            _scan_titles(tail.split(b"\n"), best)
             fh.seek(0)
-            head = []
-            read = 0
-            for raw in fh:
-                read += len(raw)
-                head.append(raw)
-                if prompt is None:
-                    try:
-                        obj = orjson.loads(raw)
-                    except orjson.JSONDecodeError:
-                        obj = None
-                    if isinstance(obj, dict):
-                        prompt = typed_prompt_text(obj)
-                if read >= HEAD_BYTES:
-                    break
-            _scan_titles(head, best)
+            head = fh.readlines(HEAD_BYTES)
     except OSError:
         return None, None
-    for key in ("custom-title", "ai-title", "summary"):
-        if best.get(key):
-            return best[key], last
-    return prompt, last
+    stamps = _TS.findall(tail)
+    last = max(stamps).decode("utf-8", "replace") if stamps else None
+    best: dict = {}
+    _scan_titles(tail.split(b"\n"), best)
+    _scan_titles(head, best)
+    return best.get("custom-title") or best.get("ai-title") or best.get("summary") or _first_prompt(head), last
+
+
+def _first_prompt(lines: list[bytes]) -> str | None:
+    for raw in lines:
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        prompt = typed_prompt_text(obj) if isinstance(obj, dict) else None
+        if prompt:
+            return prompt
+    return None
 
 
 def _count_messages(path: Path) -> int:
-    n = 0
     try:
         with open(path, "rb") as fh:
-            for raw in fh:
-                # The top-level "type" comes first or near the start in Claude Code's lines; nested
-                # blocks say "text"/"tool_use"/…, never "user"/"assistant".
-                if _TYPE.search(raw, 0, 4096) or (len(raw) > 4096 and _TYPE.search(raw)):
-                    n += 1
+            # The top-level "type" comes first or near the start in Claude Code's lines; nested
+            # blocks say "text"/"tool_use"/…, never "user"/"assistant".
+            return sum(1 for raw in fh if _TYPE.search(raw, 0, 4096) or (len(raw) > 4096 and _TYPE.search(raw)))
     except OSError:
         return 0
-    return n
-
-
-def _norm(ts: str) -> str:
-    # Transcript stamps are UTC with milliseconds ("…T10:00:00.123Z"); shown to the second.
-    return ts[:19] + "Z"
-
-
-def _iso(ns: int) -> str:
-    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def session_row(s: Session, project: str) -> SessionRow:
@@ -135,19 +100,20 @@ def session_row(s: Session, project: str) -> SessionRow:
         t_title, t_last = _title_and_last(t.path)
         title = title or t_title
         last = max(filter(None, (last, t_last)), default=None)
-    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200],
-                      _norm(last) if last else _iso(s.mtime_ns), _count_messages(main.path) if main else 0,
-                      len(s.agents), s.size)
+    if last:
+        last = last[:19] + "Z"  # transcript stamps are UTC with milliseconds ("…T10:00:00.123Z"): to the second
+    else:
+        last = datetime.fromtimestamp(s.mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200], last,
+                      _count_messages(main.path) if main else 0, len(s.agents), s.size)
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
-    catalog = discover(home)
     rows = []
     needle = project.lower() if project else None
-    for p in catalog.projects:
+    for p in discover(home).projects:
         newest = max(p.sessions.values(), key=lambda s: s.mtime_ns)
-        cwd = next((c for t in newest.transcripts if (c := peek_field(t.path, "cwd", limit=64 * 1024))), None)
-        name = cwd or p.dir_name
+        name = next((c for t in newest.transcripts if (c := peek_field(t.path, "cwd", limit=64 * 1024))), p.dir_name)
         if needle and needle not in name.lower() and needle not in p.dir_name.lower():
             continue
         rows.extend(session_row(s, name) for s in p.sessions.values())

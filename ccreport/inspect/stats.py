@@ -1,8 +1,5 @@
-"""``ccreport stats``: the usage and cost figures of the site, computed straight from the home.
-
-The numbers are the ones the pages show (same ``usage.merge_ledgers`` rules), summed per session,
-project, day and model. Nothing is written.
-"""
+"""``ccreport stats``: the figures the site's pages show (same ``usage.merge_ledgers`` rules), summed per
+session, project, day and model straight from the home. Nothing is written."""
 
 from __future__ import annotations
 
@@ -19,9 +16,7 @@ def collect(home: Path) -> dict:
     projects = {}
     for p in catalog.projects:
         sessions = {sid: session_report(s) for sid, s in sorted(p.sessions.items())}
-        rep = merge_reports(sessions.values())
-        rep["sessions"] = sessions
-        projects[p.dir_name] = rep
+        projects[p.dir_name] = merge_reports(sessions.values()) | {"sessions": sessions}
     return {"home": merge_reports(projects.values()), "projects": projects, "problems": list(catalog.problems)}
 
 

@@ -1,10 +1,5 @@
-"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003).
-
-The id is checked before anything is opened (no ``/``, ``\\`` or ``..``); the session is resolved by
-locate.py, whose answer is contained in the home's projects folder once symlinks are resolved (a
-path that escapes reads as "not found"). The file is read once, counting every line and keeping
-only the last N in a deque: memory is N lines whatever the file's size.
-"""
+"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003): the id
+is checked before any file is opened; see docs/inspect.md."""
 
 from __future__ import annotations
 
@@ -18,14 +13,13 @@ from ccreport.source.home import contained
 from ccreport.source.jsonl import parse_line
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
-DEFAULT_LINES = 200
 # Terminal control characters from a transcript must not reach the reader's terminal as commands.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TEXT_SHOWN = 2000  # characters of one text block in the readable form
 DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
 
 
-def tail(home: Path, spec: str, n: int = DEFAULT_LINES, agent: str | None = None) -> dict:
+def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
     """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
     if n < 0:
         raise LocateError("-n must be ≥ 0", status=400)
@@ -57,18 +51,15 @@ def read_tail(path: Path, n: int) -> tuple[int, list[bytes]]:
 def entry_of(raw: bytes) -> dict:
     body = raw.rstrip(b"\n").rstrip(b"\r")
     obj, _err = parse_line(body)
-    if obj is None:
-        return {"malformed": body.decode("utf-8", errors="replace")}
-    return obj
+    return obj if obj is not None else {"malformed": body.decode("utf-8", errors="replace")}
 
 
 # --- the readable form ------------------------------------------------------------------------
 def readable(result: dict) -> str:
     out = [f"{result['path']} · {result['totalLines']:,} lines"
            + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")]
-    first = result["totalLines"] - len(result["entries"]) + 1
-    for i, e in enumerate(result["entries"]):
-        out.extend(_turn(first + i, e))
+    for line, e in enumerate(result["entries"], result["totalLines"] - len(result["entries"]) + 1):
+        out.extend(_turn(line, e))
     return "\n".join(out)
 
 
@@ -78,25 +69,23 @@ def _clean(s: str, limit: int) -> str:
 
 
 def _short(v) -> str:
-    if isinstance(v, str):
-        return _clean(v, DETAIL_SHOWN)
     try:
-        return _clean(orjson.dumps(v).decode(), DETAIL_SHOWN)
+        text = v if isinstance(v, str) else orjson.dumps(v).decode()
     except TypeError:
-        return _clean(repr(v), DETAIL_SHOWN)
+        text = repr(v)
+    return _clean(text, DETAIL_SHOWN)
 
 
 def _turn(line: int, e: dict) -> list[str]:
     if "malformed" in e and len(e) == 1:
         return [f"── line {line} · malformed line", "  " + _clean(e["malformed"], DETAIL_SHOWN)]
     etype = e.get("type") if isinstance(e.get("type"), str) else "(no type)"
-    ts = e.get("timestamp") if isinstance(e.get("timestamp"), str) else ""
     msg = e.get("message") if isinstance(e.get("message"), dict) else {}
     head = f"── line {line} · {etype}"
     if etype == "assistant" and isinstance(msg.get("model"), str):
         head += f" ({_clean(msg['model'], 80)})"
-    if ts:
-        head += f" · {_clean(ts.replace('T', ' ')[:19], 40)}"
+    if isinstance(e.get("timestamp"), str) and e["timestamp"]:
+        head += f" · {_clean(e['timestamp'].replace('T', ' ')[:19], 40)}"
     body: list[str] = []
     content = msg.get("content") if msg else e.get("content")
     if isinstance(content, str):

@@ -1,9 +1,6 @@
 """What both export formats share: options, the redacted message stream, agent selection, output.
 
-An export reads one session the way the site does (Reader → Builder, page by page so memory stays
-bounded) but every entry passes through the Redactor first, so the renderers only ever see
-redacted data. The HTML writer (html.py) reuses the site's renderers; the Markdown writer
-(markdown.py) renders the same Message objects as GitHub Markdown.
+Every entry is redacted before any renderer sees it; see docs/export.md.
 """
 
 from __future__ import annotations
@@ -48,19 +45,12 @@ class TranscriptInfo:
     first_ts: str | None = None
     last_ts: str | None = None
     models: list = field(default_factory=list)
-    messages: int = 0
     shown: int = 0
 
 
-def make_redactor(opts: ExportOptions) -> Redactor | None:
-    return Redactor(patterns=list(opts.patterns)) if opts.redact else None
-
-
-def _entries(t: Transcript, redactor: Redactor | None, reader_holder: list):
+def _entries(t: Transcript, redactor: Redactor | None):
     with open(t.path, "rb") as fh:
-        reader = Reader(fh)
-        reader_holder.append(reader)
-        for e in reader:
+        for e in Reader(fh):
             if redactor is not None:
                 if e.obj is not None:
                     e.obj = redactor.value(e.obj)
@@ -89,47 +79,60 @@ def _keep(m: Message, opts: ExportOptions) -> bool:
     return True
 
 
-def transcript_chunks(t: Transcript, opts: ExportOptions, redactor: Redactor | None,
-                      info: TranscriptInfo) -> Iterator[list[Message]]:
-    """The transcript's messages in order, a chunk at a time, redacted and filtered by the options.
+@dataclass
+class Export:
+    """What every document of one export shares."""
 
-    ``info`` is filled in as the stream goes and is complete once the generator is exhausted.
-    """
-    builder = Builder()
-    holder: list = []
-    for page in paginate(_entries(t, redactor, holder), builder, CHUNK_MESSAGES):
-        kept = [m for m in page.messages if _keep(m, opts)]
-        info.shown += len(kept)
-        yield kept
-    c = builder.carry
-    info.title = title_of(c)
-    info.cwd, info.git_branch = c["cwd"], c["git_branch"]
-    info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
-    info.models = list(c["models"])
-    info.messages = c["messages"]
+    session: Session
+    opts: ExportOptions
+    redactor: Redactor | None
+    agent_links: dict = field(default_factory=dict)  # agent id → link target (an anchor or the agent's file)
 
+    @property
+    def agents(self) -> list[Transcript]:
+        """The sub-agent transcripts to export (none with --agents none)."""
+        return [] if self.opts.agents == "none" else list(self.session.agents)
 
-def session_title(session: Session, info: TranscriptInfo) -> str:
-    return " ".join((info.title or f"Session {session.id[:8]}").split())[:200]
+    def chunks(self, t: Transcript, info: TranscriptInfo) -> Iterator[list[Message]]:
+        """The transcript's messages in order, a chunk at a time, redacted and filtered by the options.
 
+        ``info`` is filled in as the stream goes and is complete once the generator is exhausted.
+        """
+        builder = Builder()
+        for page in paginate(_entries(t, self.redactor), builder, CHUNK_MESSAGES):
+            kept = [m for m in page.messages if _keep(m, self.opts)]
+            info.shown += len(kept)
+            yield kept
+        c = builder.carry
+        info.title = title_of(c)
+        info.cwd, info.git_branch = c["cwd"], c["git_branch"]
+        info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
+        info.models = list(c["models"])
 
-def agents_to_export(session: Session, opts: ExportOptions) -> list[Transcript]:
-    return [] if opts.agents == "none" else list(session.agents)
+    def omitted(self) -> list[str]:
+        """What --no-thinking and --no-tools left out, as the document header says it."""
+        notes = []
+        if not self.opts.thinking:
+            notes.append("thinking omitted")
+        if not self.opts.tools:
+            notes.append("tool calls omitted")
+        return notes
 
+    def title(self, info: TranscriptInfo) -> str:
+        return " ".join((info.title or f"Session {self.session.id[:8]}").split())[:200]
 
-def agent_heading(t: Transcript, redactor: Redactor | None) -> tuple[str, str]:
-    """(heading, description) of an agent transcript, redacted (meta.json text is user data too)."""
-    name = f"{t.agent_type or t.label} {t.id}"
-    desc = t.description or ""
-    if redactor is not None:
-        name, desc = redactor.text(name), redactor.text(desc)
-    return name, desc
+    def agent_heading(self, t: Transcript) -> tuple[str, str]:
+        """(heading, description) of an agent transcript, redacted (meta.json text is user data too)."""
+        name = f"{t.agent_type or t.label} {t.id}"
+        desc = t.description or ""
+        if self.redactor is not None:
+            name, desc = self.redactor.text(name), self.redactor.text(desc)
+        return name, desc
 
 
 def agent_file(out: Path, t: Transcript, ext: str) -> Path:
     """--agents link: each agent transcript in its own file beside the main one."""
-    stem = out.name[: -len(ext)] if out.name.endswith(ext) else out.name
-    return out.with_name(f"{stem}.agent-{t.id}{ext}")
+    return out.with_name(f"{out.name.removesuffix(ext)}.agent-{t.id}{ext}")
 
 
 def write_text(path: Path, text: str) -> None:

@@ -1,14 +1,6 @@
 """One session → one self-contained HTML file (CSS, JS and images inline; no request to any host).
 
-Messages are rendered by the site's own renderer (render.render_message) with
-``RenderContext(embed=True)``, so images become data: URLs and the collapsible blocks are the
-site's. The page's CSP allows exactly the inlined stylesheet and script by their sha256 hashes
-and nothing from anywhere else (``default-src 'none'``), so even a link in the transcript text
-cannot make the opened file fetch anything.
-
-The body is rendered to a temporary file chunk by chunk (one chunk of messages in memory at a
-time); the header, which needs the title found at the end of the transcript, is put around it
-afterwards, and the whole file goes out through the one atomic write (ccreport.fs).
+The CSP allows only the inlined stylesheet and script, by hash; see docs/export.md.
 """
 
 from __future__ import annotations
@@ -22,8 +14,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ccreport import __version__
-from ccreport.share.export import (ExportError, ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export,
-                                   session_title, transcript_chunks, write_text)
+from ccreport.share.export import Export, ExportError, ExportOptions, TranscriptInfo, agent_file, write_text
 from ccreport.source.home import Session, Transcript
 from ccreport.render.markup import esc
 from ccreport.share.redact import Redactor
@@ -39,20 +30,10 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
-def inline_assets() -> tuple[str, str]:
-    files = asset_files()
-    css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
-    js = files["app.js"].decode("utf-8")
-    # Inlined text must not be able to end its own element early.
-    if "</style" in css.lower() or "</script" in js.lower():
-        raise ExportError("an asset contains a closing tag and cannot be inlined")
-    return css, js
-
-
-def _render_transcript(t: Transcript, opts: ExportOptions, redactor: Redactor | None, ctx: RenderContext,
-                       fh, prefix: str = "") -> TranscriptInfo:
+def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> TranscriptInfo:
+    ctx = RenderContext(root="", embed=True, agent_urls=ex.agent_links)
     info = TranscriptInfo()
-    for chunk in transcript_chunks(t, opts, redactor, info):
+    for chunk in ex.chunks(t, info):
         ctx.page_lines = {n for m in chunk for n in m.lines}
         for m in chunk:
             html = render_message(m, ctx)
@@ -63,70 +44,62 @@ def _render_transcript(t: Transcript, opts: ExportOptions, redactor: Redactor | 
     return info
 
 
-def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Redactor | None) -> list[Path]:
-    """Write the session to ``out`` (and, with --agents link, one file per agent). Returns the files."""
-    agents = agents_to_export(session, opts)
-    written: list[Path] = []
-    if opts.agents == "link":
-        urls = {t.id: agent_file(out, t, ".html").name for t in agents}
+def _messages(ex: Export, t: Transcript | None, fh) -> TranscriptInfo:
+    """The messages of a document's own transcript (None: the session has only sub-agent files)."""
+    fh.write('<div class="messages" id="messages">\n')
+    if t is None:
+        info = TranscriptInfo()
+        fh.write('<p class="dim">This session has no main transcript (only sub-agent files).</p>\n')
     else:
-        urls = {t.id: f"#agent-{t.id}" for t in agents}
-    ctx = RenderContext(root="", embed=True, agent_urls=urls)
-    agent_rows = []
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        body.write('<div class="messages" id="messages">\n')
-        if session.main is not None:
-            info = _render_transcript(session.main, opts, redactor, ctx, body)
-        else:
-            info = TranscriptInfo()
-            body.write('<p class="dim">This session has no main transcript (only sub-agent files).</p>\n')
-        body.write("</div>\n")
-        for i, t in enumerate(agents, 1):
-            name, desc = agent_heading(t, redactor)
-            if opts.agents == "inline":
-                body.write(f'<section class="agent-transcript" id="agent-{esc(t.id)}"><h2>{esc(name)}</h2>'
-                           + (f'<p class="sub">{esc(desc)}</p>' if desc else "") + '<div class="messages">\n')
-                actx = RenderContext(root="", embed=True, agent_urls=urls)
-                ainfo = _render_transcript(t, opts, redactor, actx, body, prefix=f"A{i}-")
-                body.write("</div></section>\n")
-            else:
-                aout = urls[t.id]
-                ainfo = _export_agent_file(session, t, out.with_name(aout), opts, redactor, urls, out.name)
-                written.append(out.with_name(aout))
-            agent_rows.append({"url": urls[t.id], "name": name, "description": desc, "messages": f"{ainfo.shown:,}"})
-        head, tail = _frame(session, info, opts, redactor, agent_rows, session_title(session, info))
-        _write_framed(out, head, body, tail)
-    written.insert(0, out)
-    return written
-
-
-def _write_framed(out, head: str, body, tail: str) -> None:
-    """Write head + the rendered body (kept in a temporary file while rendering) + tail to ``out``."""
-    body.seek(0)
-    write_text(out, head + body.read() + tail)
-
-
-def _export_agent_file(session, t, out, opts, redactor, urls, parent_name) -> TranscriptInfo:
-    ctx = RenderContext(root="", embed=True, agent_urls=urls)
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        body.write('<div class="messages" id="messages">\n')
-        info = _render_transcript(t, opts, redactor, ctx, body)
-        body.write("</div>\n")
-        name, desc = agent_heading(t, redactor)
-        head, tail = _frame(session, info, opts, redactor, [], f"{name} · {session_title(session, info)}",
-                            back=parent_name)
-        _write_framed(out, head, body, tail)
+        info = _render_transcript(ex, t, fh)
+    fh.write("</div>\n")
     return info
 
 
-def _frame(session: Session, info: TranscriptInfo, opts: ExportOptions, redactor: Redactor | None,
-           agent_rows: list, title: str, back: str | None = None) -> tuple[str, str]:
-    css, js = inline_assets()
-    omitted = []
-    if not opts.thinking:
-        omitted.append("thinking omitted")
-    if not opts.tools:
-        omitted.append("tool calls omitted")
+def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Redactor | None) -> list[Path]:
+    """Write the session to ``out`` (and, with --agents link, one file per agent). Returns the files."""
+    ex = Export(session, opts, redactor)
+    agents = ex.agents
+    link = opts.agents == "link"
+    ex.agent_links = {t.id: agent_file(out, t, ".html").name if link else f"#agent-{t.id}" for t in agents}
+    agent_rows = []
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+        info = _messages(ex, session.main, body)
+        for i, t in enumerate(agents, 1):
+            name, desc = ex.agent_heading(t)
+            if link:
+                ainfo = _export_agent_file(ex, t, out)
+            else:
+                body.write(f'<section class="agent-transcript" id="agent-{esc(t.id)}"><h2>{esc(name)}</h2>'
+                           + (f'<p class="sub">{esc(desc)}</p>' if desc else "") + '<div class="messages">\n')
+                ainfo = _render_transcript(ex, t, body, prefix=f"A{i}-")
+                body.write("</div></section>\n")
+            agent_rows.append({"url": ex.agent_links[t.id], "name": name, "description": desc,
+                               "messages": f"{ainfo.shown:,}"})
+        _write_document(ex, out, body, info, agent_rows, ex.title(info))
+    return [out] + [out.with_name(ex.agent_links[t.id]) for t in agents if link]
+
+
+def _export_agent_file(ex: Export, t: Transcript, parent: Path) -> TranscriptInfo:
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+        info = _messages(ex, t, body)
+        title = f"{ex.agent_heading(t)[0]} · {ex.title(info)}"
+        _write_document(ex, parent.with_name(ex.agent_links[t.id]), body, info, [], title, back=parent.name)
+    return info
+
+
+def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_rows: list, title: str,
+                    back: str | None = None) -> None:
+    """Put the header and footer, which need the title found at the end of the transcript, around the
+    body (rendered into a temporary file) and write the whole to ``out``."""
+    opts, session = ex.opts, ex.session
+    files = asset_files()
+    css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
+    js = files["app.js"].decode("utf-8")
+    # Inlined text must not be able to end its own element early.
+    if "</style" in css.lower() or "</script" in js.lower():
+        raise ExportError("an asset contains a closing tag and cannot be inlined")
+    omitted = ex.omitted()
     if opts.agents == "none" and session.agents:
         omitted.append(f"{len(session.agents)} sub-agent transcripts omitted")
     if back:
@@ -134,8 +107,9 @@ def _frame(session: Session, info: TranscriptInfo, opts: ExportOptions, redactor
     html = env().get_template("export.html").render(
         title=title, session_id=session.id, cwd=info.cwd or "", git_branch=info.git_branch or "",
         started=local_date(info.first_ts), last=local_date(info.last_ts), models=", ".join(info.models[:3]),
-        shown=f"{info.shown:,}", redacted=redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
+        shown=f"{info.shown:,}", redacted=ex.redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
         version=__version__, style=Markup(css), script=Markup(js), style_hash=_csp_hash(css),
         script_hash=_csp_hash(js), body=Markup(_BODY))
     head, _, tail = html.partition(_BODY)
-    return head, tail
+    body.seek(0)
+    write_text(out, head + body.read() + tail)

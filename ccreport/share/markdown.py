@@ -1,17 +1,11 @@
-"""One session → GitHub Markdown, split into parts that each fit a comment (``--max-chars``).
-
-The document is a sequence of *blocks* (parts.py), each balanced on its own: a heading, a quoted
-prompt, the assistant's prose, or a ``<details>`` fold (tool call, thinking, injected text) holding
-fenced blocks and prose; the packer fills parts with them. A single part is written as FILE (or
-to stdout); several as FILE.part1.md, FILE.part2.md… or on stdout separated by PART_MARKER lines.
-"""
+"""One session → GitHub Markdown, split into parts that each fit a comment (``--max-chars``); see
+docs/export.md."""
 
 from __future__ import annotations
 
 import glob
 import html
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -20,10 +14,9 @@ from ccreport.model.messages import NOT_TYPED, Message, ToolCall
 from ccreport.render.codelang import fence_language
 from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
-from ccreport.render.tools.base import short
+from ccreport.render.tools.base import extra_of, input_of, short
 from ccreport.render.tools.code import diff_lines
-from ccreport.share.export import (ExportOptions, TranscriptInfo, agent_file, agent_heading, agents_to_export, session_title,
-                                   transcript_chunks)
+from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
 from ccreport.share.redact import Redactor
 from ccreport.source.home import Session, Transcript
@@ -45,26 +38,24 @@ def _s(v) -> str:
 
 def _result_text(content) -> tuple[str, list[str]]:
     """(text of a tool_result's content, notes about parts that are not text)."""
-    notes = []
-    if content is None:
-        return "", notes
-    if isinstance(content, str):
-        return content, notes
-    if isinstance(content, list):
-        texts = []
-        for b in content:
-            if isinstance(b, dict) and b.get("type") == "text":
-                texts.append(_s(b.get("text")))
-            elif isinstance(b, dict) and b.get("type") in ("image", "document"):
-                notes.append(_media_note(b))
-            elif isinstance(b, dict) and b.get("type") == "tool_reference":
-                texts.append(f"[tool: {_s(b.get('tool_name'))}]")
-            elif isinstance(b, str):
-                texts.append(b)
-            else:
-                texts.append(_json(b))
-        return "\n".join(texts), notes
-    return _json(content), notes
+    if content is None or isinstance(content, str):
+        return content or "", []
+    if not isinstance(content, list):
+        return _json(content), []
+    texts, notes = [], []
+    for b in content:
+        btype = b.get("type") if isinstance(b, dict) else None
+        if btype == "text":
+            texts.append(_s(b.get("text")))
+        elif btype in ("image", "document"):
+            notes.append(_media_note(b))
+        elif btype == "tool_reference":
+            texts.append(f"[tool: {_s(b.get('tool_name'))}]")
+        elif isinstance(b, str):
+            texts.append(b)
+        else:
+            texts.append(_json(b))
+    return "\n".join(texts), notes
 
 
 def _media_note(b: dict) -> str:
@@ -77,11 +68,10 @@ def _media_note(b: dict) -> str:
 
 
 def _call_summary(call: ToolCall) -> str:
-    inp = call.input if isinstance(call.input, dict) else {}
-    for key in ("description", "command", "file_path", "path", "pattern", "url", "query", "prompt", "skill"):
+    inp = input_of(call)
+    keys = ("command", "file_path", "path", "pattern", "url", "query", "prompt", "skill")
+    for key in ("description",) + keys if call.name in ("Task", "Agent") else keys:
         if isinstance(inp.get(key), str) and inp[key].strip():
-            if key == "description" and call.name not in ("Task", "Agent"):
-                continue
             return f"{call.name}: {inp[key]}"
     return call.name
 
@@ -115,16 +105,16 @@ def _call_result(call: ToolCall) -> list:
     r = call.result
     if r is None:
         return [Raw("*No result recorded.*\n\n")]
-    label = "**Error:**\n\n" if r.is_error else "**Result:**\n\n"
-    x = r.extra if isinstance(r.extra, dict) else {}
-    if call.name in ("Bash", "PowerShell") and ("stdout" in x or "stderr" in x) and (_s(x.get("stdout")) or _s(x.get("stderr"))):
+    stdout, stderr = _s(extra_of(call).get("stdout")), _s(extra_of(call).get("stderr"))
+    if call.name in ("Bash", "PowerShell") and (stdout or stderr):
         items = []
-        if _s(x.get("stdout")):
-            items.append(Code(strip_ansi(_s(x["stdout"])), "", "**Output:**\n\n"))
-        if _s(x.get("stderr")):
-            items.append(Code(strip_ansi(_s(x["stderr"])), "", "**Stderr:**\n\n"))
+        if stdout:
+            items.append(Code(strip_ansi(stdout), "", "**Output:**\n\n"))
+        if stderr:
+            items.append(Code(strip_ansi(stderr), "", "**Stderr:**\n\n"))
         return items
     text, notes = _result_text(r.content)
+    label = "**Error:**\n\n" if r.is_error else "**Result:**\n\n"
     items: list = [Code(strip_ansi(text), "", label)] if text or not notes else []
     items.extend(Raw(n) for n in notes)
     return items
@@ -133,18 +123,18 @@ def _call_result(call: ToolCall) -> list:
 class MdRenderer:
     """Messages → blocks. Keeps who spoke last, so a run of assistant messages gets one heading."""
 
-    def __init__(self, opts: ExportOptions, agent_links: dict):
-        self.opts = opts
+    def __init__(self, agent_links: dict):
         self.agent_links = agent_links  # agent id → markdown link target
         self.last_role: str | None = None
 
-    def heading(self, role: str, m: Message) -> Raw | None:
+    def heading(self, role: str, m: Message) -> list[Raw]:
+        """The speaker's heading, or nothing when the same role spoke last."""
         if role == self.last_role:
-            return None
+            return []
         self.last_role = role
         when = local_date(m.timestamp)
-        icon = {"User": "👤", "Assistant": "🤖"}.get(role, "•")
-        return Raw(f"### {icon} {role}" + (f" <sub>{html.escape(when)}</sub>" if when else "") + "\n\n")
+        icon = "👤" if role == "User" else "🤖"
+        return [Raw(f"### {icon} {role}" + (f" <sub>{html.escape(when)}</sub>" if when else "") + "\n\n")]
 
     def blocks(self, m: Message):
         fn = getattr(self, f"_{m.kind}", None)
@@ -162,19 +152,17 @@ class MdRenderer:
                     label = re.sub(r"<[^>]*>", " ", s) or s
                     yield Block([Code(payload)], f"Injected by Claude Code: {label}")
                 else:
-                    h = self.heading("User", m)
-                    yield Block(([h] if h else []) + [Prose(payload, quoted=True)])
+                    yield Block(self.heading("User", m) + [Prose(payload, quoted=True)])
             elif btype in ("image", "document"):
-                h = self.heading("User", m)
-                yield Block(([h] if h else []) + [Raw(_media_note(payload))])
+                yield Block(self.heading("User", m) + [Raw(_media_note(payload))])
             else:
                 yield Block([Code(_json(payload), "json")], "Unrecognised content block")
 
     def _assistant(self, m: Message):
         entry = m.entry or {}
-        h = self.heading("Assistant", m)
-        if h:
-            yield Block([h])
+        heading = self.heading("Assistant", m)
+        if heading:
+            yield Block(heading)
         for btype, payload in m.blocks:
             if btype == "text":
                 if payload.strip():
@@ -196,7 +184,7 @@ class MdRenderer:
     def _call(self, call: ToolCall) -> Block:
         items = _call_input(call) + _call_result(call)
         r = call.result
-        aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
+        aid = extra_of(call).get("agentId")
         if isinstance(aid, str) and aid in self.agent_links:
             items.append(Raw(f"[Sub-agent transcript {html.escape(aid)} →]({self.agent_links[aid]})\n\n"))
         summary = _call_summary(call) + (" — error" if r is not None and r.is_error else "")
@@ -217,9 +205,8 @@ class MdRenderer:
             self.last_role = None
             yield Block([Raw("---\n\n*The conversation was compacted here.*\n\n")])
             return
-        if not content:
-            return
-        yield Block([Code(strip_ansi(content))], f"System ({sub}): {content}")
+        if content:
+            yield Block([Code(strip_ansi(content))], f"System ({sub}): {content}")
 
     def _meta(self, m: Message):
         return iter(())  # bookkeeping lines (snapshots, titles, queue…): not part of a shared conversation
@@ -237,8 +224,8 @@ def _slug(text: str) -> str:
     return re.sub(r" ", "-", re.sub(r"[^\w\- ]", "", text.strip().lower()))
 
 
-def _doc_header(session: Session, info: TranscriptInfo, opts: ExportOptions, redactor, extra: str = "") -> Block:
-    bits = [f"Session `{session.id}`"]
+def _doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
+    bits = [f"Session `{ex.session.id}`"]
     if info.cwd:
         bits.append(info.cwd)
     if info.git_branch:
@@ -247,67 +234,49 @@ def _doc_header(session: Session, info: TranscriptInfo, opts: ExportOptions, red
         bits.append(f"{local_date(info.first_ts)} → {local_date(info.last_ts)}")
     if info.models:
         bits.append(", ".join(info.models[:3]))
-    notes = []
-    if redactor is not None:
-        notes.append("secrets and home paths redacted")
-    if not opts.thinking:
-        notes.append("thinking omitted")
-    if not opts.tools:
-        notes.append("tool calls omitted")
+    notes = (["secrets and home paths redacted"] if ex.redactor is not None else []) + ex.omitted()
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    return Block([Prose("# " + short(strip_ansi(session_title(session, info)), 200)), Prose(line),
+    return Block([Prose("# " + short(strip_ansi(ex.title(info)), 200)), Prose(line),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 
 # --- the document -------------------------------------------------------------------------------
-@dataclass
-class _Export:
-    """What every document of one export shares."""
-
-    session: Session
-    opts: ExportOptions
-    redactor: Redactor | None
-    agents: list[Transcript]  # the sub-agent transcripts (inlined after the main one with --agents inline)
-    agent_links: dict  # agent id → markdown link target
-
-
-def _render_doc(ex: _Export, transcript: Transcript | None, sink: Sink, title_extra: str = "") -> int:
+def _render_doc(ex: Export, transcript: Transcript | None, sink: Sink, title_extra: str = "") -> int:
     """Render one transcript (and, inline, the agents') into parts handed to ``sink``; returns their number."""
-    opts, redactor = ex.opts, ex.redactor
-    packer = Packer(opts.max_chars, sink.emit, ex.session.id)
+    redactor = ex.redactor
+    packer = Packer(ex.opts.max_chars, sink.emit, ex.session.id)
     sink.header = packer.header
     # The header needs the title, which may be at the end of the transcript: a cheap first pass
     # over the (redacted) entries finds it without rendering.
     info = TranscriptInfo()
     if transcript is not None:
         saved = dict(redactor.counts) if redactor is not None else None
-        for _ in transcript_chunks(transcript, opts, redactor, info):
+        for _ in ex.chunks(transcript, info):
             pass
         if redactor is not None:
             redactor.counts = saved  # counted once, by the rendering pass below
-    packer.add(_doc_header(ex.session, info, opts, redactor, title_extra))
-    inline = ex.agents if opts.agents == "inline" else []
+    packer.add(_doc_header(ex, info, title_extra))
+    inline = ex.agents if ex.opts.agents == "inline" else []
     if inline:
-        toc = "".join(f"- [{html.escape(agent_heading(t, redactor)[0])}](#{_slug('Sub-agent transcript ' + t.id)})\n"
-                      for t in inline)
+        toc = "".join(f"- [{html.escape(ex.agent_heading(t)[0])}]({ex.agent_links[t.id]})\n" for t in inline)
         packer.add(Block([Raw(f"**Sub-agent transcripts:**\n\n{toc}\n")]))
     if transcript is None:
         packer.add(Block([Raw("*This session has no main transcript (only sub-agent files).*\n\n")]))
     else:
         _add_transcript(ex, transcript, packer)
     for t in inline:
-        name, desc = agent_heading(t, redactor)
+        name, desc = ex.agent_heading(t)
         packer.add(Block([Raw(f"## Sub-agent transcript {html.escape(t.id)}\n\n"),
                           Prose(f"**{name}**" + (f" — {desc}" if desc else ""))]))
         _add_transcript(ex, t, packer)
     return packer.finish()
 
 
-def _add_transcript(ex: _Export, t: Transcript, packer: Packer) -> None:
-    r = MdRenderer(ex.opts, ex.agent_links)
-    for chunk in transcript_chunks(t, ex.opts, ex.redactor, TranscriptInfo()):
+def _add_transcript(ex: Export, t: Transcript, packer: Packer) -> None:
+    r = MdRenderer(ex.agent_links)
+    for chunk in ex.chunks(t, TranscriptInfo()):
         for m in chunk:
             for b in r.blocks(m):
                 packer.add(b)
@@ -315,7 +284,7 @@ def _add_transcript(ex: _Export, t: Transcript, packer: Packer) -> None:
 
 def _remove_stale_parts(out: Path, files: list[Path]) -> None:
     """Parts of an earlier, longer export to the same FILE would read as part of this one."""
-    stem = out.name[:-3] if out.name.endswith(".md") else out.name
+    stem = out.name.removesuffix(".md")
     keep = {f.name for f in files}
     for p in out.parent.glob(f"{glob.escape(stem)}.part*.md"):
         if re.fullmatch(re.escape(stem) + r"\.part\d+\.md", p.name) and p.name not in keep:
@@ -325,13 +294,12 @@ def _remove_stale_parts(out: Path, files: list[Path]) -> None:
 def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor: Redactor | None,
               stdout=None):
     """Write the Markdown export. Returns the files written, or (stdout) the number of parts."""
-    agents = agents_to_export(session, opts)
-    links = {}
-    if opts.agents == "inline":
-        links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) for t in agents}
-    elif opts.agents == "link" and out is not None:
-        links = {t.id: agent_file(out, t, ".md").name for t in agents}
-    ex = _Export(session, opts, redactor, agents, links)
+    ex = Export(session, opts, redactor)
+    agents = ex.agents
+    # With --agents link there is always a FILE: run_export refuses stdout.
+    inline = opts.agents == "inline"
+    ex.agent_links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) if inline else agent_file(out, t, ".md").name
+                      for t in agents}
     sink = Sink(out, stdout)
     n = _render_doc(ex, session.main, sink)
     if out is None:

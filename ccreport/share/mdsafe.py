@@ -1,15 +1,6 @@
 """Make untrusted text safe to paste into GitHub Markdown, and cut it into balanced pieces.
 
-Two things in transcript text can break the structure of an exported document: raw HTML (a
-``</details>`` in an assistant's prose would close our fold; any tag renders on GitHub) and an
-unclosed code fence (it would swallow everything after it, our ``</details>`` included). Instead
-of guessing where CommonMark sees HTML, we ask a CommonMark parser (markdown-it, the same rules
-GitHub's cmark-gfm follows): every place it reports an HTML token gets its ``<`` escaped, until it
-reports none; an unclosed top-level fence gets its closing fence. Code spans and fences are left
-alone, so ``Vec<T>`` in backticks still reads as written.
-
-Fenced blocks for literal content (tool input and output) use a fence longer than any backtick
-run inside, so nothing inside can end them.
+A CommonMark parser says where HTML and open fences are; see docs/export.md.
 """
 
 from __future__ import annotations
@@ -99,8 +90,7 @@ def close_fences(text: str) -> str:
             if t.type != "fence":
                 return text
             s, e = t.map
-            last = lines[e - 1] if e - 1 > s and e - 1 < len(lines) else None
-            m = _CLOSER.match(last) if last is not None else None
+            m = _CLOSER.match(lines[e - 1]) if s < e - 1 < len(lines) else None
             markup = t.markup
             if m and m.group(1)[0] == markup[0] and len(m.group(1)) >= len(markup):
                 return text
@@ -146,10 +136,10 @@ def quoted_prose(text: str) -> str:
     return escape_html(quote(normalise(text)))
 
 
-def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
-    """Line ranges [s, e) of the top-level blocks, covering every line; third item: fence markup."""
+def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
+    """The lines of each top-level block, covering every line, with the block's fence markup (or None)."""
     lines = text.split("\n")
-    out: list[tuple[int, int, str | None]] = []
+    out: list[tuple[list[str], str | None]] = []
     pos = 0
     for t in _md.parse(text):
         if t.level != 0 or not t.map or t.nesting == -1:
@@ -158,30 +148,23 @@ def top_level_ranges(text: str) -> list[tuple[int, int, str | None]]:
         if s < pos:
             continue
         if s > pos:
-            out.append((pos, s, None))  # blank lines (or lines a parser skipped) between blocks
-        out.append((s, e, t.markup if t.type == "fence" else None))
+            out.append((lines[pos:s], None))  # blank lines (or lines a parser skipped) between blocks
+        out.append((lines[s:e], t.markup if t.type == "fence" else None))
         pos = e
     if pos < len(lines):
-        out.append((pos, len(lines), None))
+        out.append((lines[pos:], None))
     return out
 
 
 def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
-    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters.
-
-    Cuts fall between top-level blocks where possible, else between lines (a long fenced block is
-    closed and reopened around each cut), else between characters — never inside a code point.
-    A piece takes as many blocks as their raw size allows (scaled by how much rendering grew the
-    last piece), is rendered to confirm, and sheds blocks from its end while too long; a piece is
-    rendered only a few times, so the cost stays near linear in the text.
-    """
+    """Cut prose into pieces, each ``render(piece)`` and at most ``limit`` characters (how, and why
+    the cost stays near linear: docs/export.md)."""
     text = normalise(text)
     if len(text) <= limit:
         whole = render(text)
         if len(whole) <= limit:
             return [whole]
-    lines = text.split("\n")
-    units = [(lines[s:e], markup) for s, e, markup in top_level_ranges(text)]
+    units = top_level_blocks(text)
     raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
 
     def join(ls):
@@ -225,12 +208,10 @@ def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -
 def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[str]:
     """One top-level block too big for a piece: cut it between lines (or characters)."""
     opener, body, closer = None, ls, None
-    if markup and len(ls) >= 1:
-        opener = ls[0]
-        body = ls[1:]
+    if markup:  # a fence: reopened and closed around each cut
+        opener, body, closer = ls[0], ls[1:], markup
         if body and _CLOSER.match(body[-1]):
             closer, body = body[-1], body[:-1]
-        closer = closer or markup
 
     def frame(chunk):
         return render(([opener] + chunk + [closer]) if opener is not None else chunk)
@@ -285,21 +266,19 @@ def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: s
     room = limit - overhead
     if room < 16:
         raise ValueError("limit too small for a fenced block")
-    out = []
+    chunks = []
     buf = ""
-    first = True
     for ln in text.splitlines(keepends=True):
         while len(ln) > room:
             if buf:
-                out.append(frame(buf, label if first else lab))
-                first, buf = False, ""
-            out.append(frame(ln[:room], label if first else lab))
-            first = False
+                chunks.append(buf)
+                buf = ""
+            chunks.append(ln[:room])
             ln = ln[room:]
         if len(buf) + len(ln) > room:
-            out.append(frame(buf, label if first else lab))
-            first, buf = False, ""
+            chunks.append(buf)
+            buf = ""
         buf += ln
-    if buf or not out:
-        out.append(frame(buf, label if first else lab))
-    return out
+    if buf or not chunks:
+        chunks.append(buf)
+    return [frame(chunk, label if i == 0 else lab) for i, chunk in enumerate(chunks)]

@@ -1,11 +1,5 @@
-"""The balanced blocks a Markdown export is made of, and the parts they are packed into.
-
-A block is a heading, prose (quoted or not), fenced code, or a ``<details>`` fold holding them. A
-block that does not fit in the room left goes to the next part; one that does not fit in a part at
-all is cut into pieces (mdsafe) and its fold is closed and reopened ("continued") around each cut,
-so every part is a valid document with balanced folds and fences. Only the part being filled is
-held; a finished one goes to the sink (a file, FILE.partN.md files, or a stream).
-"""
+"""The balanced blocks a Markdown export is made of, and the parts they are packed into (a block
+too big for a part is cut, its fold reopened around each cut; see docs/export.md)."""
 
 from __future__ import annotations
 
@@ -22,6 +16,7 @@ PART_MARKER = "<!-- ccreport: part break -->"
 # Room kept at the top of every part for its "part N" line.
 HEADER_RESERVE = 200
 SUMMARY_MAX = 120
+UNLIMITED = 10**12  # a limit no block reaches: the block whole, in one piece
 
 
 # --- blocks -------------------------------------------------------------------------------------
@@ -58,7 +53,7 @@ class Block:
         return "</details>\n\n" if self.summary is not None else ""
 
     def render(self) -> str:
-        return self._open(False) + "".join(_item_md(i) for i in self.items) + self._close()
+        return self._open(False) + "".join(self.pieces(UNLIMITED)) + self._close()
 
     def pieces(self, limit: int) -> list[str]:
         """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
@@ -68,29 +63,12 @@ class Block:
         return out
 
 
-def _item_md(i) -> str:
-    if isinstance(i, Raw):
-        return i.text
-    if isinstance(i, Prose):
-        return _prose_md(i.quoted)(i.text)
-    return _code_md(i.text, i.lang, i.label) + "\n"
-
-
-def _prose_md(quoted: bool):
-    if quoted:
-        return lambda t: quoted_prose(t).rstrip("\n") + "\n\n"
-    return lambda t: prose(t).rstrip("\n") + "\n\n"
-
-
-def _code_md(text, lang, label):
-    return code_pieces(text, lang, 10**12, label)[0]
-
-
 def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Raw):
         return [i.text]
     if isinstance(i, Prose):
-        return prose_pieces(i.text, limit, _prose_md(i.quoted))
+        render = quoted_prose if i.quoted else prose
+        return prose_pieces(i.text, limit, lambda text: render(text).rstrip("\n") + "\n\n")
     label = i.label
     cont = label.replace(":**", " (continued):**") if label else ""
     return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
@@ -101,7 +79,6 @@ class Packer:
     """Fill parts of at most ``limit`` characters with blocks; hand each full part to ``emit``."""
 
     def __init__(self, limit: int, emit, session_id: str):
-        self.limit = limit
         self.emit = emit
         self.sid = session_id[:40]
         self.buf: list[str] = []
@@ -124,15 +101,12 @@ class Packer:
         self.buf.append(s)
         self.size += len(s)
 
-    def _put(self, s: str):
-        if self.size + len(s) > self.budget:
-            self._flush()
-        self._append(s)
-
     def add(self, block: Block):
         s = block.render()
-        if len(s) <= self.budget:
-            self._put(s)  # in the room left, or at the top of the next part
+        if len(s) <= self.budget:  # in the room left, or at the top of the next part
+            if self.size + len(s) > self.budget:
+                self._flush()
+            self._append(s)
             return
         # Too big for any part: cut it, reopening its fold after every cut.
         o_first, o_cont, close = block._open(False), block._open(True), block._close()
@@ -154,11 +128,9 @@ class Packer:
             self._append(open_ + "".join(group) + close)
 
     def finish(self) -> int:
-        """Emit the last part; returns the number of parts."""
-        if self.buf or self.no == 1:
-            self.emit(self.no, "".join(self.buf), last=True)
-            return self.no
-        return self.no - 1
+        """Emit the last part (never empty: a flush is always followed by an append); returns the number of parts."""
+        self.emit(self.no, "".join(self.buf), last=True)
+        return self.no
 
 
 class Sink:
@@ -171,9 +143,7 @@ class Sink:
         self.files: list[Path] = []
 
     def part_path(self, no: int) -> Path:
-        name = self.out.name
-        stem = name[:-3] if name.endswith(".md") else name
-        return self.out.with_name(f"{stem}.part{no}.md")
+        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md")
 
     def emit(self, no: int, text: str, last: bool = False):
         if no == 1 and last:  # the whole document fits: no part header, no numbered file

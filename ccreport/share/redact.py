@@ -1,17 +1,6 @@
 """Take secrets and home directories out of transcript entries before anything is rendered.
 
-Export is for sharing (a PR comment, an attached file), and transcripts hold whatever the session
-saw: keys pasted into prompts, ``.env`` files read by tools, URLs with passwords, and the user's
-home path in every ``cwd`` and file path. Redaction runs on the parsed entries (every string of every
-entry, keys included), so every renderer downstream — HTML, Markdown, tool views, titles — only ever
-sees the redacted text; nothing can slip past through a field a renderer happens to show.
-
-Each replacement names its kind (``[REDACTED:github-token]``); home directories become ``~``.
-Counts per kind are kept for the summary printed on stderr.
-
-The one thing not scanned is base64 payload data (images, documents): a key pattern can match by
-chance inside base64 (``AKIA…`` is plain base64 text), and "redacting" it would only corrupt the
-image while hiding nothing a reader could see.
+Every string of every entry (keys too), base64 payloads excepted; see docs/export.md.
 """
 
 from __future__ import annotations
@@ -94,8 +83,7 @@ class Redactor:
         self._rules = _rules()
         for i, p in enumerate(self.patterns):
             self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
-        homes = self.homes if self.homes is not None else current_homes()
-        self._homes = _home_rules(homes)
+        self._homes = _home_rules(self.homes if self.homes is not None else current_homes())
 
     # --- strings --------------------------------------------------------------------------------
     def text(self, s: str) -> str:
@@ -117,18 +105,13 @@ class Redactor:
         return s
 
     def _replace(self, m: re.Match, kind: str, group: int) -> str:
-        if group:
-            value = m.group(group)
-            if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)):
-                return m.group(0)
-            self.counts[kind] = self.counts.get(kind, 0) + 1
-            start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
-            whole = m.group(0)
-            return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
-        if m.group(0).startswith("[REDACTED"):
-            return m.group(0)
+        whole, value = m.group(0), m.group(group)
+        if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)) \
+                or (not group and whole.startswith("[REDACTED")):
+            return whole
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        return f"[REDACTED:{kind}]"
+        start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
+        return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
 
     # --- entries -------------------------------------------------------------------------------
     def value(self, v):
@@ -140,10 +123,8 @@ class Redactor:
             out = {}
             for k, x in v.items():
                 key = self.text(k) if isinstance(k, str) else k
-                if (skip_data and k == "data") or (k == "base64" and isinstance(x, str)):
-                    out[key] = x
-                else:
-                    out[key] = self.value(x)
+                keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
+                out[key] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
@@ -158,8 +139,7 @@ class Redactor:
 
 def compile_patterns(patterns) -> list[str]:
     """Check --redact-pattern values; raises ValueError with a readable message."""
-    out = []
-    for p in patterns or ():
+    for p in patterns:
         try:
             pat = re.compile(p)
         except re.error as exc:
@@ -167,8 +147,7 @@ def compile_patterns(patterns) -> list[str]:
         if pat.fullmatch(""):
             # It would "redact" the empty string between every two characters.
             raise ValueError(f"--redact-pattern {p!r} matches the empty string")
-        out.append(p)
-    return out
+    return list(patterns)
 
 
 def current_homes() -> list[str]:

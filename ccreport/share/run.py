@@ -1,27 +1,25 @@
-"""`ccreport export`: find the session, choose where the output goes, run one format writer.
-
-Returns the lines the CLI prints on stderr (what was written, what was redacted), so the command
-itself stays thin and tests can call this directly.
-"""
+"""`ccreport export`: find the session, choose where the output goes, run one format writer; returns
+the lines the CLI prints on stderr."""
 
 from __future__ import annotations
 
-import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from ccreport.render.markup import human_size
-from ccreport.share.export import ExportError, ExportOptions, make_redactor
+from ccreport.share.export import ExportError, ExportOptions
 from ccreport.share.html import export_html
 from ccreport.share.markdown import export_md
+from ccreport.share.redact import Redactor
 from ccreport.source.locate import find_session
 
 
 def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
                stdout=None) -> list[str]:
     session = find_session(home, spec, cwd=cwd)
-    redactor = make_redactor(opts)
+    redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link":
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
@@ -33,8 +31,7 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
                 export_html(session, path, opts, redactor)
                 stream = stdout or sys.stdout
                 with open(path, encoding="utf-8") as fh:
-                    for block in iter(lambda: fh.read(1 << 20), ""):
-                        stream.write(block)
+                    shutil.copyfileobj(fh, stream)
                 stream.flush()
                 notes.append(f"wrote {human_size(path.stat().st_size)} of HTML to stdout")
         else:
@@ -47,11 +44,8 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
             notes.append(f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout")
         else:
             files = export_md(session, Path(out), opts, redactor)
-            for f in files:
-                chars = len(Path(f).read_text(encoding="utf-8"))
-                notes.append(f"wrote {f} ({chars:,} characters, {os.path.getsize(f):,} bytes)")
-    if redactor is not None:
-        notes.append(redactor.summary())
-    else:
-        notes.append("redaction is off (--no-redact): check the output before sharing it")
+            notes.extend(f"wrote {f} ({len(f.read_text(encoding='utf-8')):,} characters, {f.stat().st_size:,} bytes)"
+                         for f in files)
+    notes.append(redactor.summary() if redactor is not None
+                 else "redaction is off (--no-redact): check the output before sharing it")
     return notes
