@@ -28,25 +28,17 @@ from ccreport.source.home import Catalog, discover
 
 @dataclass
 class Follow:
-    """What a long-running caller (live.watch) brings to each build, beyond a one-off build.
+    """What a long-running caller (live.follow) brings to each build. A render cache lives in this
+    process: a build given one must run with ``jobs=1`` (it raises ValueError otherwise)."""
 
-    ``state`` and ``catalog``: kept in memory between builds; ``only_projects``: the project folders
-    where something changed (sessions elsewhere are then taken from the state without a stat);
-    ``stop`` (a threading.Event) set while it runs raises Interrupted after the current session;
-    ``on_session(paths, stamps)`` is called as each session's pages are written, before the indexes
-    (serve --watch pushes a page that soon); ``render_cache`` (live.rendercache.RenderCache) re-uses
-    the HTML of messages rendered by an earlier run; ``warm`` ((project dir, session id) →
-    transcript ids) re-renders those transcripts' last pages even when unchanged, to fill the cache
-    (what is written is identical, so nothing is). A render cache lives in this process: a build
-    given one runs with ``jobs=1`` (Options), and says so by raising ValueError otherwise.
-    """
-
-    state: State | None = None
+    state: State | None = None  # kept in memory between builds
     catalog: Catalog | None = None
-    only_projects: set | None = None
-    stop: object = None
-    on_session: object = None
-    render_cache: object = None
+    only_projects: set | None = None  # where something changed: other sessions come from the state, unread
+    stop: object = None  # a threading.Event: set, the build raises Interrupted after the current session
+    on_session: object = None  # (paths, stamps) as each session's pages are written, before the indexes
+    render_cache: object = None  # live.rendercache.RenderCache: re-uses the HTML of unchanged messages
+    # (project dir, session id) → transcript ids whose last page is rendered again into the cache
+    # (what is written is identical, so nothing is)
     warm: dict | None = None
 
 
@@ -63,6 +55,7 @@ class _Run:
     follow: Follow
     catalog: Catalog
     state: State
+    fingerprint: str  # of templates, assets and code (render.resources.fingerprint)
     full_all: bool  # no usable state (or other code, version, options): everything is rendered
     writer: Writer
     res: BuildResult
@@ -88,7 +81,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     _prune_vanished(run)
     _write_indexes(run, jobs)
     run.res.written.extend(str(p) for p in run.writer.written)
-    run.state.set_head(opts, fingerprint(), run.titles, run.sources)
+    run.state.set_head(opts, run.fingerprint, run.titles, run.sources)
     try:
         run.state.save()
     except OSError as exc:
@@ -103,10 +96,10 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = f.state if f.state is not None else State.load(out)
-    full_all = not st.compatible(opts, fingerprint())
-    run = _Run(out, opts, f, catalog, st, full_all, Writer(out), res)
+    fp = fingerprint()
+    run = _Run(out, opts, f, catalog, st, fp, not st.compatible(opts, fp), Writer(out), res)
     write_assets(run.writer)
-    if full_all:  # parts kept in an earlier layout are no longer read
+    if run.full_all:  # parts kept in an earlier layout are no longer read
         search.remove_old_layouts(out)
     _titles(run)
     return run

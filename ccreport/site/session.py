@@ -42,8 +42,7 @@ class SessionJob:
 @dataclass
 class SessionOutcome:
     project: str
-    info: SessionInfo | None = None  # None when the update failed
-    state: SessionState | None = None
+    state: SessionState | None = None  # None when the update failed
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
     errors: list = field(default_factory=list)
@@ -144,7 +143,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
         write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, _ledgers_json(s, ledgers, run.kept_ledgers), info)
-    return SessionOutcome(s.project.dir_name, info, state, [str(p) for p in writer.written], deleted,
+    return SessionOutcome(s.project.dir_name, state, [str(p) for p in writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 
 

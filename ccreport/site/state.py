@@ -1,31 +1,18 @@
 """The incremental state: what the last build read and wrote, so the next one does only the rest.
 
-Layout (all JSON, written atomically; ``FORMAT`` is bumped on any incompatible change; a site of
-another format is rebuilt whole)::
+All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
+format is rebuilt whole)::
 
-    out/.ccreport/state.json                                  Head: format, version, fingerprint…
-    out/.ccreport/sessions/<project-dir>/<session-id>.json    SessionState, one per session
+    out/.ccreport/state.json             {"format": 5, "ccreport": version, "fingerprint": of
+                                          templates, assets and code, "options": render_options(),
+                                          "titles": {project dir: title in its headings},
+                                          "title_sources": {project dir: {"title", "seen": [[path,
+                                          size, mtime_ns], …]}}}   (State.set_head)
+    out/.ccreport/sessions/<project-dir>/<session-id>.json    SessionState.to_json(): the
+                                          dataclasses below, field for field, plus "format"
 
-``state.json`` (written by State.set_head)::
-
-    {"format": 5,                 # this layout's version
-     "ccreport": "0.1.0",         # the version that wrote it
-     "fingerprint": "…",          # render.resources.fingerprint(): templates, assets and code
-     "options": {"page_size": 50},# every option that changes the HTML (render_options())
-     "titles": {project_dir: title},   # project titles used in page headings
-     "title_sources": {project_dir: {"title": …, "seen": [[path, size, mtime_ns], …]}}}
-                                  # the transcripts peeked at for each title: unchanged → not re-read
-
-Any difference in ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; a
-different project title rebuilds that project's sessions (the title is in every heading).
-
-A session file is ``SessionState.to_json()``: the dataclasses below, field for field, with
-``"format"`` added. How the build uses it (site/plan.py): a transcript whose size, mtime_ns and
-inode match is not opened; one that grew with the same head is re-read from its last page's first
-byte with the saved carry; anything else (smaller, same size but newer, other inode, other head,
-a closed page missing on disk, a back-link or sub-agent link that would now render differently)
-is rebuilt from line 1. Indexes are rendered from the saved SessionInfo rows, so no other
-transcript is read.
+Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
+title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
 """
 
 from __future__ import annotations
