@@ -1,23 +1,6 @@
 """The read-only transcript API served by ``ccreport serve`` (seed-000's contract, with cursors).
 
-    GET /api/sessions/<id>/transcripts
-    GET /api/sessions/<id>/transcript?agent_id=&limit=&after=&before=&offset=
-
-Messages are the site's own messages: the file is streamed through jsonl.Reader, model.Builder
-and pages.paginate with the site's page size, so the API and the pages agree on what a message is
-and on its anchor line (#L<line>). The file is re-read on every request (no cache: it may be
-growing) and memory is bounded by one page plus the ``limit`` messages kept.
-
-Cursors are the JSONL line of a message's first line:
-
-* default: the latest ``limit`` messages;
-* ``after=N``: the first ``limit`` messages whose line is > N (so ``after=last_line`` never repeats);
-* ``before=M``: the latest ``limit`` messages whose line is < M (page back to the first message);
-* ``offset=K``: skip K messages, return the next ``limit`` (legacy).
-
-A message that is still being written (the last one, when its tool result or the next content
-block of the same API response has not arrived yet) grows in place; ``after`` does not send it
-again. Clients that care re-request ``after=<the line before it>``.
+The endpoints and the cursor rules: docs/live.md.
 """
 
 from __future__ import annotations
@@ -53,14 +36,8 @@ class ApiError(Exception):
 
 # --- which sessions exist -------------------------------------------------------------------------
 class CatalogCache:
-    """Discovery, reused while the home's listing is unchanged.
-
-    Discovery resolves every file's path (containment), which costs more than answering the
-    request itself. The cached catalog is used only while the projects folder and every project
-    folder keep their modification time (a new session file changes its folder's), and for at most
-    ``ttl`` seconds (a new sub-agent file deeper down shows up within that). Transcript contents
-    are never cached: every request re-reads the file.
-    """
+    """Discovery (which costs more than the request), reused while the home's listing is unchanged
+    and for at most ``ttl`` seconds (docs/live.md); transcript contents are never cached."""
 
     def __init__(self, ttl: float = 2.0):
         self.ttl = ttl

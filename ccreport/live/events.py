@@ -1,9 +1,5 @@
-"""The live side of ``serve --watch``: which site URLs changed, fanned out to the open event streams.
-
-An event names the pages an update wrote and, per re-rendered page, the messages that changed,
-with the page's ``<main>`` holding only those (rendercache.py) inline when small. A larger one is
-held here for ``/__fragment?url=<page>&v=<version>`` (http.py), for the latest update of each page
-only; for anything else live.js gets a 404 and fetches the whole page, as it always can.
+"""The live side of ``serve --watch``: which site URLs changed, fanned out to the open event streams
+(inline fragments, or held for ``/__fragment``: docs/live.md).
 """
 
 from __future__ import annotations

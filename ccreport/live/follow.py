@@ -1,25 +1,6 @@
 """Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
 
-``Follower.run`` makes the site current once, then waits on watchfiles (inotify on Linux) for
-changes under ``home/projects`` and runs the incremental build (build.py, state.py) with the state
-kept in memory. Because that build only stats unchanged transcripts and resumes grown ones at their
-last page, an append costs about the bytes appended plus one or two pages, whatever the session's
-size. ``ccreport watch`` runs one and prints (watch.py); ``serve --watch`` runs one that tells the
-open pages (events.Live).
-
-What it relies on from the lower stages: the reader holds back a line without its newline (a
-transcript mid-write is shown up to its last complete line and re-read from there next time),
-and every page is written atomically (fs.py), so a browser or ``serve`` never sees a partial
-page. A transcript deleted or replaced while watched is just another change: its pages are pruned
-or rebuilt by the same build.
-
-What keeps append → visible short under ``serve --watch`` (benchmarks/live.py prints the stages):
-* a render cache (rendercache.py): the last page is re-rendered from its first line on every
-  append, but only the new or changed messages are rendered again;
-* a page is pushed the moment it is written (RenderCache.on_page), before the rest of its
-  session and the indexes, with its fragment (only the changed messages) in the event;
-* pages a browser loads are noted (Live.viewed) and their transcripts rendered into the cache
-  while idle, so the first append after opening a page is not a cold render either.
+How it stays fast and what it relies on from the lower stages: docs/live.md.
 """
 
 from __future__ import annotations

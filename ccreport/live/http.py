@@ -1,13 +1,6 @@
 """The HTTP side of ``ccreport serve``: static files from the site, the transcript API, live events.
 
-* Static files come only from inside the site folder: the URL is decoded once, any ``..``
-  segment, backslash, NUL or absolute form is refused, and the resolved file (symlinks followed)
-  must still be inside the folder. Every refusal is a plain 404, so nothing is learnt by probing.
-* ``/api/…`` is the read-only transcript API (api.py), answered from the home, not the site.
-* ``/__live`` says whether this server is live (live.js asks it; a plain static server answers 404,
-  and file:// pages never ask), ``/__events`` is the Server-Sent-Events stream of changed URLs and
-  ``/__fragment?url=<page>&v=<version>`` a page's changed messages held for live.js (events.py).
-* No request hangs: sockets time out, the event stream sends a heartbeat and ends on shutdown.
+What is refused and why no request hangs: docs/live.md.
 """
 
 from __future__ import annotations

@@ -1,30 +1,5 @@
-"""Rendered message HTML kept in memory between the updates of a long-running follower.
-
-``serve --watch`` re-renders a transcript's last page from its first line on every append (that
-is what keeps an incremental build byte-identical to a cold one). Most of those messages did not
-change, and rendering them again (Read/Edit views, pygments, markdown) was most of the append →
-visible latency. This cache hands back the HTML of a message rendered before when nothing it
-depends on changed:
-
-* the message itself: a digest of all its data (orjson of the Message dataclass, with its calls
-  and their results, its lines and its first entry), and the context's other fields (``root``,
-  ``parent_url``, ``embed``…: every RenderContext field but the four below);
-* whatever the renderer looked up in the context while rendering it: every ``x in page_lines``,
-  every sub-agent URL asked for, every tool-results file copied, every blob saved. These lookups
-  are recorded during the render and asked again before a stored render is used; one different
-  answer (or a blob file gone from the site) means a fresh render. A use of the context the
-  recorder does not know (iterating page_lines, say) makes the render uncacheable rather than
-  risk a stale page.
-
-So a cached render is, by construction, what a cold render would produce: the incremental ==
-cold tests hold with the cache on. Memory stays at about one page per followed transcript: each
-render pass keeps only the entries of the last page it rendered, and only ``max_transcripts``
-transcripts are kept (least recently rendered dropped first).
-
-The cache also remembers, per page, the HTML of each message as last written. From that the
-build makes a *fragment* of a re-rendered page: the same page with only the messages that are new
-or changed (plus the ids of messages gone), which ``serve`` hands to live.js instead of the whole
-page (see events.Live).
+"""Rendered message HTML kept in memory between the updates of a long-running follower, and the
+fragments of re-rendered pages. Why a cached render is always what a cold one would be: docs/live.md.
 """
 
 from __future__ import annotations
