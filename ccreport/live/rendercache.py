@@ -19,10 +19,6 @@ MAX_FRAGMENTS = 64  # fragments waiting to be taken (one update writes a page or
 _MISSING = object()
 
 
-class Uncacheable(Exception):
-    pass
-
-
 class _Deps:
     """What one render asked of its context, in order: (kind, question, answer) triples."""
 
@@ -125,8 +121,6 @@ def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
         elif kind == "blob":
             if q is not None and not (site / q).is_file():
                 return False  # the blob file went (deleted by hand): render, so it is saved again
-        else:
-            return False
     return True
 
 
@@ -147,12 +141,13 @@ def _plain(value):
     return repr(value)
 
 
-def fingerprint(m, ctx: RenderContext) -> bytes:
-    """The digest of everything a render of ``m`` depends on besides the recorded lookups."""
+def fingerprint(m, ctx: RenderContext) -> bytes | None:
+    """The digest of everything a render of ``m`` depends on besides the recorded lookups (None when
+    orjson cannot write ``m``: it is rendered uncached)."""
     try:
         data = orjson.dumps(m)
-    except (TypeError, orjson.JSONEncodeError) as exc:
-        raise Uncacheable(str(exc)) from None
+    except (TypeError, orjson.JSONEncodeError):
+        return None
     h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
     fixed = [getattr(ctx, name) for name in _FIXED]
     h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
@@ -178,9 +173,8 @@ class TranscriptRenders:
         self._used = {}
 
     def render(self, m, ctx: RenderContext, site: Path) -> str:
-        try:
-            key = fingerprint(m, ctx)
-        except Uncacheable:
+        key = fingerprint(m, ctx)
+        if key is None:
             self.misses += 1
             return render_message(m, ctx)
         hit = self.entries.get(key)
