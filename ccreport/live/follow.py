@@ -38,7 +38,7 @@ WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page rende
 class Follower:
     """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
     each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
-    (the render cache, early pushes and warming above are for them; ``log`` gets each failure too);
+    (the render cache, early pushes and warming of docs/live.md are for them; ``log`` gets each failure too);
     ``ccreport watch`` overrides them to print (watch.py)."""
 
     def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
@@ -136,8 +136,7 @@ class Follower:
 
     def _report(self, res: BuildResult) -> None:
         self.built(res)
-        given = self._given
-        changed = [p for p in list(res.written) + list(res.deleted) if not given or str(p) not in given]
+        changed = [p for p in list(res.written) + list(res.deleted) if str(p) not in self._given]
         if changed:
             self.changed(changed, res.stamps)
 
@@ -163,22 +162,21 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
     out: dict = {}
     n = 0
     by_name = {p.dir_name: p for p in catalog.projects}
-    for page in pages or ():
+    for page in pages:
         parsed = parse_page(page)
-        project = by_name.get(parsed[0]) if parsed is not None else None
-        s = project.sessions.get(parsed[1]) if project is not None else None
-        if s is None:
+        if parsed is None:
             continue
-        pdir, _, tid, no = parsed
-        t = next((t for t in s.transcripts if t.id == tid), None)
-        if t is None or render_cache.has((pdir, s.id, t.id)):
+        pdir, sid, tid, no = parsed
+        project = by_name.get(pdir)
+        session = project.sessions.get(sid) if project is not None else None
+        if session is None or all(t.id != tid for t in session.transcripts) or render_cache.has((pdir, sid, tid)):
             continue
         if state is not None:
-            old = state.sessions.get((pdir, s.id))
-            saved = old.transcripts.get(t.id) if old is not None else None
+            old = state.sessions.get((pdir, sid))
+            saved = old.transcripts.get(tid) if old is not None else None
             if saved is None or not saved.pages or no != saved.last_page:
                 continue
-        out.setdefault((pdir, s.id), set()).add(t.id)
+        out.setdefault((pdir, sid), set()).add(tid)
         n += 1
         if n >= limit:
             break
