@@ -41,7 +41,7 @@ class Live:
         with self.lock:
             self.clients.discard(q)
 
-    def _publish(self, event: str, data: dict, fragments: dict | None = None) -> bool:
+    def _publish(self, data: dict, fragments: dict | None = None) -> bool:
         with self.lock:
             self.version += 1
             data = dict(data, version=self.version)
@@ -61,7 +61,7 @@ class Live:
                     self.fragments.pop(u, None)  # rewritten without a fragment: the old one is stale
             for q in list(self.clients):
                 try:
-                    q.put_nowait((event, data))
+                    q.put_nowait(data)
                 except queue.Full:
                     # A client that reads nothing is dropped rather than allowed to grow memory: its
                     # stream ends and the browser reconnects (and refetches) when it can.
@@ -69,23 +69,20 @@ class Live:
                     _end_stream(q)
             return bool(self.clients)
 
-    def _urls(self, written) -> list[str]:
-        out = []
-        for p in written:
-            try:
-                rel = Path(p).resolve().relative_to(self.site).as_posix()
-            except ValueError:
-                continue
-            if rel.endswith(".html"):
-                out.append(rel)
-        return sorted(set(out))
-
     def changed(self, written, stamps: dict | None = None, fragments: dict | None = None) -> bool:
         """The callback for whatever rebuilt the site: ``written`` = paths of files written;
         ``stamps``: the rebuild's wall-clock stage times, passed on in the event (benchmarks);
         ``fragments``: page (site-relative) → {"ids", "removed", "html"} for re-rendered pages.
         True when an event went to at least one open stream."""
-        urls = self._urls(written)
+        urls = set()
+        for path in written:
+            try:
+                rel = Path(path).resolve().relative_to(self.site).as_posix()
+            except ValueError:
+                continue
+            if rel.endswith(".html"):
+                urls.add(rel)
+        urls = sorted(urls)
         was_error = self.error
         self.error = None
         if urls or was_error:
@@ -93,7 +90,7 @@ class Live:
             if stamps:
                 data["stamps"] = stamps
             frags = {u: f for u, f in (fragments or {}).items() if u in urls}
-            return self._publish("change", data, frags)
+            return self._publish(data, frags)
         return False
 
     def viewed(self, rel: str) -> None:
@@ -114,7 +111,7 @@ class Live:
 
     def failed(self, message: str) -> None:
         self.error = message
-        self._publish("change", {"urls": [], "error": message, "at": time.time()})
+        self._publish({"urls": [], "error": message, "at": time.time()})
 
     def close(self) -> None:
         with self.lock:
@@ -127,7 +124,7 @@ class Live:
 def _end_stream(q: queue.Queue) -> None:
     while True:
         try:
-            q.put_nowait((None, None))
+            q.put_nowait(None)  # the end of the stream
             return
         except queue.Full:
             try:

@@ -11,15 +11,12 @@ import os
 import queue
 import shutil
 import sys
-import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ccreport.live import api
 from ccreport.live.events import Live
-from ccreport.model.pages import DEFAULT_PAGE_SIZE
 
 HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
@@ -61,14 +58,12 @@ class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False  # a port that is in use must say so, not be shared
 
-    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int = DEFAULT_PAGE_SIZE,
-                 quiet: bool = True):
+    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int, quiet: bool):
         self.site = site.resolve()
         self.home = home
         self.live = live
         self.page_size = page_size
         self.quiet = quiet
-        self.stopping = threading.Event()
         self.catalogs = api.CatalogCache()
         super().__init__(addr, Handler)
 
@@ -215,27 +210,23 @@ class Handler(BaseHTTPRequestHandler):
                 return
             # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
             hello = {"urls": [], "error": live.error, "version": live.version, "hello": True}
-            self._write_event("change", hello, retry=1000)
-            last = time.monotonic()
-            while not self.server.stopping.is_set():
+            self._write_event(hello, retry=1000)
+            while True:
                 try:
-                    event, data = q.get(timeout=1.0)
+                    data = q.get(timeout=HEARTBEAT_S)
                 except queue.Empty:
-                    if time.monotonic() - last >= HEARTBEAT_S:
-                        self.wfile.write(b": ping\n\n")
-                        self.wfile.flush()
-                        last = time.monotonic()
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
                     continue
-                if event is None:
+                if data is None:  # Live.close (on shutdown) or a client too slow to keep up
                     break
-                self._write_event(event, data)
-                last = time.monotonic()
+                self._write_event(data)
         except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
             pass
         finally:
             live.unsubscribe(q)
 
-    def _write_event(self, event: str, data: dict, retry: int | None = None):
-        msg = (f"retry: {retry}\n" if retry else "") + f"event: {event}\ndata: {json.dumps(data)}\n\n"
+    def _write_event(self, data: dict, retry: int | None = None):
+        msg = (f"retry: {retry}\n" if retry else "") + f"event: change\ndata: {json.dumps(data)}\n\n"
         self.wfile.write(msg.encode("utf-8"))
         self.wfile.flush()
