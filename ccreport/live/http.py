@@ -181,12 +181,9 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:  # more fields than a fragment request has
             return self._not_found(head)
         url, v = q.get("url", [""])[0], q.get("v", [""])[0]
-        # Validated like a static path: it must name a page file inside the site (nothing is read
-        # from disk here, but an unknown or outside name gets the same plain 404).
-        if live is None or not v.isdigit() or len(v) > 18 or not url.endswith(".html") or len(url) > 4096:
-            return self._not_found(head)
-        f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
-        raw = live.fragment(url, int(v)) if f is not None and f.relative_to(self.server.site).as_posix() == url else None
+        # A key, never a path: Live holds only pages that resolve inside the site (Live.changed), so any
+        # other name, outside or not, gets the same plain 404.
+        raw = live.fragment(url, int(v)) if live is not None and v.isdigit() and len(v) <= 18 else None
         if raw is None:
             return self._not_found(head)
         self._reply(200, "text/html; charset=utf-8", raw, head)
