@@ -74,7 +74,7 @@ class Live:
         ``stamps``: the rebuild's wall-clock stage times, passed on in the event (benchmarks);
         ``fragments``: page (site-relative) → {"ids", "removed", "html"} for re-rendered pages.
         True when an event went to at least one open stream."""
-        urls = set()
+        urls: set[str] = set()
         for path in written:
             try:
                 rel = Path(path).resolve().relative_to(self.site).as_posix()
@@ -82,16 +82,14 @@ class Live:
                 continue
             if rel.endswith(".html"):
                 urls.add(rel)
-        urls = sorted(urls)
         was_error = self.error
         self.error = None
-        if urls or was_error:
-            data = {"urls": urls, "error": None, "at": time.time()}
-            if stamps:
-                data["stamps"] = stamps
-            frags = {u: f for u, f in (fragments or {}).items() if u in urls}
-            return self._publish(data, frags)
-        return False
+        if not urls and not was_error:
+            return False
+        data = {"urls": sorted(urls), "error": None, "at": time.time()}
+        if stamps:
+            data["stamps"] = stamps
+        return self._publish(data, {u: f for u, f in (fragments or {}).items() if u in urls})
 
     def viewed(self, rel: str) -> None:
         """A transcript page was served: the follower warms its render cache for it."""

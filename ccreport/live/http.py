@@ -26,22 +26,18 @@ SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped af
 def resolve_static(root: Path, url_path: str) -> Path | None:
     """The file inside ``root`` that ``url_path`` names, or None (→ 404)."""
     try:
-        rel = unquote(url_path, errors="strict") if "%" in url_path else url_path
+        rel = unquote(url_path, errors="strict").removeprefix("/")
     except UnicodeDecodeError:
         return None
-    if "\x00" in rel or "\\" in rel:
-        return None
-    rel = rel[1:] if rel.startswith("/") else rel
-    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
-    if rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
-        return None
     parts = rel.split("/")
-    if any(p in ("..", ".") for p in parts):
+    if "\x00" in rel or "\\" in rel or ".." in parts or "." in parts:
+        return None
+    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
+    if rel.startswith("/") or rel[1:2] == ":":
         return None
     base = root.resolve()
-    candidate = base.joinpath(*[p for p in parts if p])
     try:
-        real = candidate.resolve(strict=True)
+        real = base.joinpath(*[p for p in parts if p]).resolve(strict=True)
     except (OSError, RuntimeError):
         return None
     if not real.is_relative_to(base):

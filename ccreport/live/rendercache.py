@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import orjson
@@ -19,14 +19,12 @@ MAX_FRAGMENTS = 64  # fragments waiting to be taken (one update writes a page or
 _MISSING = object()
 
 
+@dataclass
 class _Deps:
     """What one render asked of its context, in order: (kind, question, answer) triples."""
 
-    __slots__ = ("items", "ok")
-
-    def __init__(self):
-        self.items: list[tuple[str, object, object]] = []
-        self.ok = True
+    items: list[tuple[str, object, object]] = field(default_factory=list)
+    ok: bool = True
 
 
 class _Recording:
