@@ -21,14 +21,10 @@ from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
 from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, _Inside, discover, load_project
 
-# watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
-# the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page
-# latency low; an append of many lines in a row still becomes a single build.
+# watchfiles yields once no event came for STEP_MS (at the latest after DEBOUNCE_MS): a burst of lines
+# is one build. Shorter still when a page is open (serve --watch); why these values: docs/live.md.
 STEP_MS = 10
 DEBOUNCE_MS = 100
-# A person is looking at the page (serve --watch): shorter still (watchfiles yields once no event
-# came for this long: 2 ms → ~3.5 ms after the write, 5 ms → ~8 ms, measured); the debounce still
-# lands a long burst of lines in one update.
 LIVE_STEP_MS = 2
 LIVE_DEBOUNCE_MS = 25
 PUSH_YIELD_S = 0.002  # after pushing a page, the follower pauses this long (see _session_done)
