@@ -45,6 +45,8 @@ class Live:
         with self.lock:
             self.version += 1
             data = dict(data, version=self.version)
+            for u in data["urls"]:
+                self.fragments.pop(u, None)  # rewritten: what was held for it is stale
             if fragments:
                 # The event names, per page, the messages that changed; the HTML stays here until
                 # live.js asks for it (only the pages someone has open are fetched).
@@ -52,13 +54,9 @@ class Live:
                 for u, f in fragments.items():
                     if len(f["html"]) <= INLINE_MAX:  # small (the usual append): no round trip
                         data["fragments"][u]["html"] = f["html"]
-                    self.fragments.pop(u, None)
                     self.fragments[u] = (self.version, f["html"].encode("utf-8"))
                 while len(self.fragments) > MAX_FRAGMENTS:
                     self.fragments.popitem(last=False)
-            for u in data.get("urls", ()):
-                if u not in (fragments or {}):
-                    self.fragments.pop(u, None)  # rewritten without a fragment: the old one is stale
             for q in list(self.clients):
                 try:
                     q.put_nowait(data)
