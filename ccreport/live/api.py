@@ -1,23 +1,6 @@
 """The read-only transcript API served by ``ccreport serve`` (seed-000's contract, with cursors).
 
-    GET /api/sessions/<id>/transcripts
-    GET /api/sessions/<id>/transcript?agent_id=&limit=&after=&before=&offset=
-
-Messages are the site's own messages: the file is streamed through jsonl.Reader, model.Builder
-and pages.paginate with the site's page size, so the API and the pages agree on what a message is
-and on its anchor line (#L<line>). The file is re-read on every request (no cache: it may be
-growing) and memory is bounded by one page plus the ``limit`` messages kept.
-
-Cursors are the JSONL line of a message's first line:
-
-* default: the latest ``limit`` messages;
-* ``after=N``: the first ``limit`` messages whose line is > N (so ``after=last_line`` never repeats);
-* ``before=M``: the latest ``limit`` messages whose line is < M (page back to the first message);
-* ``offset=K``: skip K messages, return the next ``limit`` (legacy).
-
-A message that is still being written (the last one, when its tool result or the next content
-block of the same API response has not arrived yet) grows in place; ``after`` does not send it
-again. Clients that care re-request ``after=<the line before it>``.
+The endpoints and the cursor rules: docs/live.md.
 """
 
 from __future__ import annotations
@@ -30,37 +13,22 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
-from ccreport.source.home import Catalog, HomeError, Transcript, discover, valid_id
+from ccreport.source.home import Catalog, HomeError, Transcript, discover
 from ccreport.source.jsonl import Reader
-from ccreport.source.locate import LocateError, find_session, find_transcript
+from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 from ccreport.model.messages import Builder, Message
-from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
+from ccreport.model.pages import paginate
 
 LIMIT_DEFAULT = 50
 LIMIT_MAX = 200
 # One string in a message is cut here (seed-000: "truncate individual content exceeding 10KB").
 TEXT_MAX = 10 * 1024
-TYPE_NAMES = {"main": "main", "agent": "subagent", "compaction": "compaction",
-              "side_question": "side_question", "prompt_suggestion": "prompt_suggestion"}
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, reason: str):
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
 
 
 # --- which sessions exist -------------------------------------------------------------------------
 class CatalogCache:
-    """Discovery, reused while the home's listing is unchanged.
-
-    Discovery resolves every file's path (containment), which costs more than answering the
-    request itself. The cached catalog is used only while the projects folder and every project
-    folder keep their modification time (a new session file changes its folder's), and for at most
-    ``ttl`` seconds (a new sub-agent file deeper down shows up within that). Transcript contents
-    are never cached: every request re-reads the file.
-    """
+    """Discovery (which costs more than the request), reused while the home's listing is unchanged
+    and for at most ``ttl`` seconds (docs/live.md); transcript contents are never cached."""
 
     def __init__(self, ttl: float = 2.0):
         self.ttl = ttl
@@ -93,34 +61,31 @@ def _signature(root: Path):
 
 
 # --- routing ------------------------------------------------------------------------------------
-def handle(home: Path, path: str, query: str, page_size: int = DEFAULT_PAGE_SIZE,
-           cache: CatalogCache | None = None) -> tuple[int, dict]:
+def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCache) -> tuple[int, dict]:
     """(status, JSON-able body) for one GET under /api/. Never raises for bad input."""
     try:
         return 200, _route(home, path, query, page_size, cache)
-    except ApiError as exc:
-        return exc.status, {"error": exc.reason, "status": exc.status}
     except LocateError as exc:
         return exc.status, {"error": str(exc), "status": exc.status}
     except HomeError as exc:
         return 404, {"error": str(exc), "status": 404}
 
 
-def _route(home: Path, path: str, query: str, page_size: int, cache: CatalogCache | None = None) -> dict:
+def _route(home: Path, path: str, query: str, page_size: int, cache: CatalogCache) -> dict:
     # Split before decoding, so an encoded "/" (%2F) stays inside its segment and is refused there.
     parts = path.strip("/").split("/")
     if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
-        raise ApiError(404, f"no such API endpoint: {path}")
+        raise LocateError(f"no such API endpoint: {path}")
     sid = unquote(parts[2])
-    if sid != "latest" and not valid_id(sid):
-        raise ApiError(400, f"not a valid session id: {sid!r}")
+    if sid != "latest":
+        check_id(sid)
     params = _params(query)
-    session = find_session(home, sid, catalog=cache.get(home) if cache else None)
+    session = find_session(home, sid, catalog=cache.get(home))
     if parts[3] == "transcripts":
         return {"session_id": session.id, "transcripts": [_describe(t, page_size) for t in session.transcripts]}
     agent = params.get("agent_id")
-    if agent is not None and agent != "main" and not valid_id(agent):
-        raise ApiError(400, f"not a valid agent id: {agent!r}")
+    if agent is not None and agent != "main":
+        check_id(agent, "agent id")
     t = find_transcript(session, agent)
     return dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
                                   after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
@@ -132,7 +97,7 @@ def _params(query: str) -> dict[str, str]:
     try:
         raw = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=20)
     except ValueError:
-        raise ApiError(400, "too many query parameters") from None
+        raise LocateError("too many query parameters", status=400) from None
     return {k: v[-1] for k, v in raw.items()}
 
 
@@ -143,27 +108,25 @@ def _int(params: dict, name: str, default, minimum: int):
     try:
         n = int(value)
     except ValueError:
-        raise ApiError(400, f"{name} must be an integer, not {value!r}") from None
+        raise LocateError(f"{name} must be an integer, not {value!r}", status=400) from None
     if n < minimum:
-        raise ApiError(400, f"{name} must be ≥ {minimum}")
+        raise LocateError(f"{name} must be ≥ {minimum}", status=400)
     return n
 
 
 # --- the transcripts of a session ---------------------------------------------------------------
 def _describe(t: Transcript, page_size: int) -> dict:
-    count = 0
     try:
-        for _ in iter_messages(t.path, page_size):
-            count += 1
+        count = sum(1 for _ in iter_messages(t.path, page_size))
     except OSError:
         count = None
     name = "Main Agent" if t.kind == "main" else (t.agent_type or t.label)
-    return {"id": t.id, "name": name, "type": TYPE_NAMES.get(t.kind, t.kind), "agent_type": t.agent_type,
+    return {"id": t.id, "name": name, "type": "subagent" if t.kind == "agent" else t.kind, "agent_type": t.agent_type,
             "description": t.description, "message_count": count, "has_transcript": count is not None}
 
 
 # --- one transcript -------------------------------------------------------------------------------
-def iter_messages(path: Path, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[Message]:
+def iter_messages(path: Path, page_size: int) -> Iterator[Message]:
     """Every message of the file in order, each final (taken from a finished or the last page)."""
     with open(path, "rb") as fh:
         for page in paginate(Reader(fh), Builder(), page_size):
@@ -171,13 +134,13 @@ def iter_messages(path: Path, page_size: int = DEFAULT_PAGE_SIZE) -> Iterator[Me
             page.messages = []
 
 
-def transcript_window(path: Path, limit: int = LIMIT_DEFAULT, after: int | None = None, before: int | None = None,
-                      offset: int | None = None, page_size: int = DEFAULT_PAGE_SIZE) -> dict:
+def transcript_window(path: Path, limit: int, after: int | None, before: int | None, offset: int | None,
+                      page_size: int) -> dict:
     """The messages one request asks for, with ``total``, ``has_more`` and the line cursors."""
     if offset is not None and (after is not None or before is not None):
-        raise ApiError(400, "offset cannot be combined with after/before")
+        raise LocateError("offset cannot be combined with after/before", status=400)
     if after is not None and before is not None:
-        raise ApiError(400, "after and before cannot be combined")
+        raise LocateError("after and before cannot be combined", status=400)
     limit = min(limit, LIMIT_MAX)
     total = 0
     matching = 0  # messages that pass the cursor

@@ -1,9 +1,5 @@
-"""The live side of ``serve --watch``: which site URLs changed, fanned out to the open event streams.
-
-An event names the pages an update wrote and, per re-rendered page, the messages that changed,
-with the page's ``<main>`` holding only those (rendercache.py) inline when small. A larger one is
-held here for ``/__fragment?url=<page>&v=<version>`` (http.py), for the latest update of each page
-only; for anything else live.js gets a 404 and fetches the whole page, as it always can.
+"""The live side of ``serve --watch``: which site URLs changed, fanned out to the open event streams
+(inline fragments, or held for ``/__fragment``: docs/live.md).
 """
 
 from __future__ import annotations
@@ -45,10 +41,12 @@ class Live:
         with self.lock:
             self.clients.discard(q)
 
-    def _publish(self, event: str, data: dict, fragments: dict | None = None) -> bool:
+    def _publish(self, data: dict, fragments: dict | None = None) -> bool:
         with self.lock:
             self.version += 1
             data = dict(data, version=self.version)
+            for u in data["urls"]:
+                self.fragments.pop(u, None)  # rewritten: what was held for it is stale
             if fragments:
                 # The event names, per page, the messages that changed; the HTML stays here until
                 # live.js asks for it (only the pages someone has open are fetched).
@@ -56,16 +54,12 @@ class Live:
                 for u, f in fragments.items():
                     if len(f["html"]) <= INLINE_MAX:  # small (the usual append): no round trip
                         data["fragments"][u]["html"] = f["html"]
-                    self.fragments.pop(u, None)
                     self.fragments[u] = (self.version, f["html"].encode("utf-8"))
                 while len(self.fragments) > MAX_FRAGMENTS:
                     self.fragments.popitem(last=False)
-            for u in data.get("urls", ()):
-                if u not in (fragments or {}):
-                    self.fragments.pop(u, None)  # rewritten without a fragment: the old one is stale
             for q in list(self.clients):
                 try:
-                    q.put_nowait((event, data))
+                    q.put_nowait(data)
                 except queue.Full:
                     # A client that reads nothing is dropped rather than allowed to grow memory: its
                     # stream ends and the browser reconnects (and refetches) when it can.
@@ -73,32 +67,27 @@ class Live:
                     _end_stream(q)
             return bool(self.clients)
 
-    def _urls(self, written) -> list[str]:
-        out = []
-        for p in written:
-            try:
-                rel = Path(p).resolve().relative_to(self.site).as_posix()
-            except ValueError:
-                continue
-            if rel.endswith(".html"):
-                out.append(rel)
-        return sorted(set(out))
-
     def changed(self, written, stamps: dict | None = None, fragments: dict | None = None) -> bool:
         """The callback for whatever rebuilt the site: ``written`` = paths of files written;
         ``stamps``: the rebuild's wall-clock stage times, passed on in the event (benchmarks);
         ``fragments``: page (site-relative) → {"ids", "removed", "html"} for re-rendered pages.
         True when an event went to at least one open stream."""
-        urls = self._urls(written)
+        urls: set[str] = set()
+        for path in written:
+            try:
+                rel = Path(path).resolve().relative_to(self.site).as_posix()
+            except ValueError:
+                continue
+            if rel.endswith(".html"):
+                urls.add(rel)
         was_error = self.error
         self.error = None
-        if urls or was_error:
-            data = {"urls": urls, "error": None, "at": time.time()}
-            if stamps:
-                data["stamps"] = stamps
-            frags = {u: f for u, f in (fragments or {}).items() if u in urls}
-            return self._publish("change", data, frags)
-        return False
+        if not urls and not was_error:
+            return False
+        data = {"urls": sorted(urls), "error": None, "at": time.time()}
+        if stamps:
+            data["stamps"] = stamps
+        return self._publish(data, {u: f for u, f in (fragments or {}).items() if u in urls})
 
     def viewed(self, rel: str) -> None:
         """A transcript page was served: the follower warms its render cache for it."""
@@ -118,7 +107,7 @@ class Live:
 
     def failed(self, message: str) -> None:
         self.error = message
-        self._publish("change", {"urls": [], "error": message, "at": time.time()})
+        self._publish({"urls": [], "error": message, "at": time.time()})
 
     def close(self) -> None:
         with self.lock:
@@ -131,7 +120,7 @@ class Live:
 def _end_stream(q: queue.Queue) -> None:
     while True:
         try:
-            q.put_nowait((None, None))
+            q.put_nowait(None)  # the end of the stream
             return
         except queue.Full:
             try:

@@ -1,25 +1,6 @@
 """Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
 
-``Follower.run`` makes the site current once, then waits on watchfiles (inotify on Linux) for
-changes under ``home/projects`` and runs the incremental build (build.py, state.py) with the state
-kept in memory. Because that build only stats unchanged transcripts and resumes grown ones at their
-last page, an append costs about the bytes appended plus one or two pages, whatever the session's
-size. ``ccreport watch`` runs one and prints (watch.py); ``serve --watch`` runs one that tells the
-open pages (events.Live).
-
-What it relies on from the lower stages: the reader holds back a line without its newline (a
-transcript mid-write is shown up to its last complete line and re-read from there next time),
-and every page is written atomically (fs.py), so a browser or ``serve`` never sees a partial
-page. A transcript deleted or replaced while watched is just another change: its pages are pruned
-or rebuilt by the same build.
-
-What keeps append → visible short under ``serve --watch`` (benchmarks/live.py prints the stages):
-* a render cache (rendercache.py): the last page is re-rendered from its first line on every
-  append, but only the new or changed messages are rendered again;
-* a page is pushed the moment it is written (RenderCache.on_page), before the rest of its
-  session and the indexes, with its fragment (only the changed messages) in the event;
-* pages a browser loads are noted (Live.viewed) and their transcripts rendered into the cache
-  while idle, so the first append after opening a page is not a cold render either.
+How it stays fast and what it relies on from the lower stages: docs/live.md.
 """
 
 from __future__ import annotations
@@ -40,14 +21,10 @@ from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
 from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, discover, rescan
 
-# watchfiles groups the events of one burst: it yields once no new event came for STEP_MS (and at
-# the latest after DEBOUNCE_MS while events keep coming). Small values keep an append → page
-# latency low; an append of many lines in a row still becomes a single build.
+# watchfiles yields once no event came for STEP_MS (at the latest after DEBOUNCE_MS): a burst of lines
+# is one build. Shorter still when a page is open (serve --watch); why these values: docs/live.md.
 STEP_MS = 10
 DEBOUNCE_MS = 100
-# A person is looking at the page (serve --watch): shorter still (watchfiles yields once no event
-# came for this long: 2 ms → ~3.5 ms after the write, 5 ms → ~8 ms, measured); the debounce still
-# lands a long burst of lines in one update.
 LIVE_STEP_MS = 2
 LIVE_DEBOUNCE_MS = 25
 PUSH_YIELD_S = 0.002  # after pushing a page, the follower pauses this long (see _session_done)
@@ -57,7 +34,7 @@ WARM_PER_TURN = 4  # transcripts warmed per idle turn (each costs one page rende
 class Follower:
     """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
     each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
-    (the render cache, early pushes and warming above are for them; ``log`` gets each failure too);
+    (the render cache, early pushes and warming of docs/live.md are for them; ``log`` gets each failure too);
     ``ccreport watch`` overrides them to print (watch.py)."""
 
     def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
@@ -155,8 +132,7 @@ class Follower:
 
     def _report(self, res: BuildResult) -> None:
         self.built(res)
-        given = self._given
-        changed = [p for p in list(res.written) + list(res.deleted) if not given or str(p) not in given]
+        changed = [p for p in list(res.written) + list(res.deleted) if str(p) not in self._given]
         if changed:
             self.changed(changed, res.stamps)
 
@@ -182,22 +158,21 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
     out: dict = {}
     n = 0
     by_name = {p.dir_name: p for p in catalog.projects}
-    for page in pages or ():
+    for page in pages:
         parsed = parse_page(page)
-        project = by_name.get(parsed[0]) if parsed is not None else None
-        s = project.sessions.get(parsed[1]) if project is not None else None
-        if s is None:
+        if parsed is None:
             continue
-        pdir, _, tid, no = parsed
-        t = next((t for t in s.transcripts if t.id == tid), None)
-        if t is None or render_cache.has((pdir, s.id, t.id)):
+        pdir, sid, tid, no = parsed
+        project = by_name.get(pdir)
+        session = project.sessions.get(sid) if project is not None else None
+        if session is None or all(t.id != tid for t in session.transcripts) or render_cache.has((pdir, sid, tid)):
             continue
         if state is not None:
-            old = state.sessions.get((pdir, s.id))
-            saved = old.transcripts.get(t.id) if old is not None else None
+            old = state.sessions.get((pdir, sid))
+            saved = old.transcripts.get(tid) if old is not None else None
             if saved is None or not saved.pages or no != saved.last_page:
                 continue
-        out.setdefault((pdir, s.id), set()).add(t.id)
+        out.setdefault((pdir, sid), set()).add(tid)
         n += 1
         if n >= limit:
             break

@@ -1,13 +1,6 @@
 """The HTTP side of ``ccreport serve``: static files from the site, the transcript API, live events.
 
-* Static files come only from inside the site folder: the URL is decoded once, any ``..``
-  segment, backslash, NUL or absolute form is refused, and the resolved file (symlinks followed)
-  must still be inside the folder. Every refusal is a plain 404, so nothing is learnt by probing.
-* ``/api/…`` is the read-only transcript API (api.py), answered from the home, not the site.
-* ``/__live`` says whether this server is live (live.js asks it; a plain static server answers 404,
-  and file:// pages never ask), ``/__events`` is the Server-Sent-Events stream of changed URLs and
-  ``/__fragment?url=<page>&v=<version>`` a page's changed messages held for live.js (events.py).
-* No request hangs: sockets time out, the event stream sends a heartbeat and ends on shutdown.
+What is refused and why no request hangs: docs/live.md.
 """
 
 from __future__ import annotations
@@ -18,15 +11,12 @@ import os
 import queue
 import shutil
 import sys
-import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ccreport.live import api
 from ccreport.live.events import Live
-from ccreport.model.pages import DEFAULT_PAGE_SIZE
 
 HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
@@ -36,22 +26,18 @@ SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped af
 def resolve_static(root: Path, url_path: str) -> Path | None:
     """The file inside ``root`` that ``url_path`` names, or None (→ 404)."""
     try:
-        rel = unquote(url_path, errors="strict") if "%" in url_path else url_path
+        rel = unquote(url_path, errors="strict").removeprefix("/")
     except UnicodeDecodeError:
         return None
-    if "\x00" in rel or "\\" in rel:
-        return None
-    rel = rel[1:] if rel.startswith("/") else rel
-    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
-    if rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
-        return None
     parts = rel.split("/")
-    if any(p in ("..", ".") for p in parts):
+    if "\x00" in rel or "\\" in rel or ".." in parts or "." in parts:
+        return None
+    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
+    if rel.startswith("/") or rel[1:2] == ":":
         return None
     base = root.resolve()
-    candidate = base.joinpath(*[p for p in parts if p])
     try:
-        real = candidate.resolve(strict=True)
+        real = base.joinpath(*[p for p in parts if p]).resolve(strict=True)
     except (OSError, RuntimeError):
         return None
     if not real.is_relative_to(base):
@@ -68,14 +54,12 @@ class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False  # a port that is in use must say so, not be shared
 
-    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int = DEFAULT_PAGE_SIZE,
-                 quiet: bool = True):
+    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int, quiet: bool):
         self.site = site.resolve()
         self.home = home
         self.live = live
         self.page_size = page_size
         self.quiet = quiet
-        self.stopping = threading.Event()
         self.catalogs = api.CatalogCache()
         super().__init__(addr, Handler)
 
@@ -193,12 +177,9 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:  # more fields than a fragment request has
             return self._not_found(head)
         url, v = q.get("url", [""])[0], q.get("v", [""])[0]
-        # Validated like a static path: it must name a page file inside the site (nothing is read
-        # from disk here, but an unknown or outside name gets the same plain 404).
-        if live is None or not v.isdigit() or len(v) > 18 or not url.endswith(".html") or len(url) > 4096:
-            return self._not_found(head)
-        f = resolve_static(self.server.site, "/" + url.replace("%", "%25"))
-        raw = live.fragment(url, int(v)) if f is not None and f.relative_to(self.server.site).as_posix() == url else None
+        # A key, never a path: Live holds only pages that resolve inside the site (Live.changed), so any
+        # other name, outside or not, gets the same plain 404.
+        raw = live.fragment(url, int(v)) if live is not None and v.isdigit() and len(v) <= 18 else None
         if raw is None:
             return self._not_found(head)
         self._reply(200, "text/html; charset=utf-8", raw, head)
@@ -222,27 +203,23 @@ class Handler(BaseHTTPRequestHandler):
                 return
             # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
             hello = {"urls": [], "error": live.error, "version": live.version, "hello": True}
-            self._write_event("change", hello, retry=1000)
-            last = time.monotonic()
-            while not self.server.stopping.is_set():
+            self._write_event(hello, retry=1000)
+            while True:
                 try:
-                    event, data = q.get(timeout=1.0)
+                    data = q.get(timeout=HEARTBEAT_S)
                 except queue.Empty:
-                    if time.monotonic() - last >= HEARTBEAT_S:
-                        self.wfile.write(b": ping\n\n")
-                        self.wfile.flush()
-                        last = time.monotonic()
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
                     continue
-                if event is None:
+                if data is None:  # Live.close (on shutdown) or a client too slow to keep up
                     break
-                self._write_event(event, data)
-                last = time.monotonic()
+                self._write_event(data)
         except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
             pass
         finally:
             live.unsubscribe(q)
 
-    def _write_event(self, event: str, data: dict, retry: int | None = None):
-        msg = (f"retry: {retry}\n" if retry else "") + f"event: {event}\ndata: {json.dumps(data)}\n\n"
+    def _write_event(self, data: dict, retry: int | None = None):
+        msg = (f"retry: {retry}\n" if retry else "") + f"event: change\ndata: {json.dumps(data)}\n\n"
         self.wfile.write(msg.encode("utf-8"))
         self.wfile.flush()

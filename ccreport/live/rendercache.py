@@ -1,37 +1,12 @@
-"""Rendered message HTML kept in memory between the updates of a long-running follower.
-
-``serve --watch`` re-renders a transcript's last page from its first line on every append (that
-is what keeps an incremental build byte-identical to a cold one). Most of those messages did not
-change, and rendering them again (Read/Edit views, pygments, markdown) was most of the append →
-visible latency. This cache hands back the HTML of a message rendered before when nothing it
-depends on changed:
-
-* the message itself: a digest of all its data (orjson of the Message dataclass, with its calls
-  and their results, its lines and its first entry), and the context's other fields (``root``,
-  ``parent_url``, ``embed``…: every RenderContext field but the four below);
-* whatever the renderer looked up in the context while rendering it: every ``x in page_lines``,
-  every sub-agent URL asked for, every tool-results file copied, every blob saved. These lookups
-  are recorded during the render and asked again before a stored render is used; one different
-  answer (or a blob file gone from the site) means a fresh render. A use of the context the
-  recorder does not know (iterating page_lines, say) makes the render uncacheable rather than
-  risk a stale page.
-
-So a cached render is, by construction, what a cold render would produce: the incremental ==
-cold tests hold with the cache on. Memory stays at about one page per followed transcript: each
-render pass keeps only the entries of the last page it rendered, and only ``max_transcripts``
-transcripts are kept (least recently rendered dropped first).
-
-The cache also remembers, per page, the HTML of each message as last written. From that the
-build makes a *fragment* of a re-rendered page: the same page with only the messages that are new
-or changed (plus the ids of messages gone), which ``serve`` hands to live.js instead of the whole
-page (see events.Live).
+"""Rendered message HTML kept in memory between the updates of a long-running follower, and the
+fragments of re-rendered pages. Why a cached render is always what a cold one would be: docs/live.md.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import orjson
@@ -44,18 +19,12 @@ MAX_FRAGMENTS = 64  # fragments waiting to be taken (one update writes a page or
 _MISSING = object()
 
 
-class Uncacheable(Exception):
-    pass
-
-
+@dataclass
 class _Deps:
     """What one render asked of its context, in order: (kind, question, answer) triples."""
 
-    __slots__ = ("items", "ok")
-
-    def __init__(self):
-        self.items: list[tuple[str, object, object]] = []
-        self.ok = True
+    items: list[tuple[str, object, object]] = field(default_factory=list)
+    ok: bool = True
 
 
 class _Recording:
@@ -150,8 +119,6 @@ def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
         elif kind == "blob":
             if q is not None and not (site / q).is_file():
                 return False  # the blob file went (deleted by hand): render, so it is saved again
-        else:
-            return False
     return True
 
 
@@ -172,12 +139,13 @@ def _plain(value):
     return repr(value)
 
 
-def fingerprint(m, ctx: RenderContext) -> bytes:
-    """The digest of everything a render of ``m`` depends on besides the recorded lookups."""
+def fingerprint(m, ctx: RenderContext) -> bytes | None:
+    """The digest of everything a render of ``m`` depends on besides the recorded lookups (None when
+    orjson cannot write ``m``: it is rendered uncached)."""
     try:
         data = orjson.dumps(m)
-    except (TypeError, orjson.JSONEncodeError) as exc:
-        raise Uncacheable(str(exc)) from None
+    except (TypeError, orjson.JSONEncodeError):
+        return None
     h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
     fixed = [getattr(ctx, name) for name in _FIXED]
     h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
@@ -203,9 +171,8 @@ class TranscriptRenders:
         self._used = {}
 
     def render(self, m, ctx: RenderContext, site: Path) -> str:
-        try:
-            key = fingerprint(m, ctx)
-        except Uncacheable:
+        key = fingerprint(m, ctx)
+        if key is None:
             self.misses += 1
             return render_message(m, ctx)
         hit = self.entries.get(key)

@@ -84,7 +84,6 @@ class Running:
     def stop(self) -> None:
         if self.follower is not None:
             self.follower.stop.set()
-        self.server.stopping.set()
         if self.server.live:
             self.server.live.close()
         self.server.shutdown()

@@ -228,8 +228,8 @@ def test_a_fragment_that_is_gone_falls_back_to_the_whole_page(ctx, tmp_path):
         fetched = page_fetches(page)
         stamp = page.evaluate("document.body.getAttribute('data-live-updated')")
         # The event of a large fragment (not inline) whose HTML the server does not hold (any more).
-        running.server.live._publish("change", {"urls": [PAGE], "error": None, "at": time.time(),
-                                                "fragments": {PAGE: {"ids": ["L8"], "removed": []}}})
+        running.server.live._publish({"urls": [PAGE], "error": None, "at": time.time(),
+                                      "fragments": {PAGE: {"ids": ["L8"], "removed": []}}})
         page.wait_for_function(f"() => performance.getEntriesByType('resource').filter(r => r.name.includes('page-0001.html')).length > {fetched}",
                                timeout=WAIT)
         page.wait_for_function(f"() => document.body.getAttribute('data-live-updated') !== {json.dumps(stamp)}", timeout=WAIT)
