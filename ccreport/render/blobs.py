@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 from ccreport.fs import atomic_write
+from ccreport.layout import BLOBS_DIR
 
 EXT = {
     "image/png": "png",
@@ -26,7 +27,7 @@ class BlobStore:
     """Writes decoded blobs under ``site/blobs/``; returns their site-relative URL."""
 
     def __init__(self, site: Path, written: list | None = None):
-        self.dir = site / "blobs"
+        self.dir = site / BLOBS_DIR
         self.written = written  # where the build records the files it wrote
         self._known: set[str] = set()
 
@@ -48,4 +49,4 @@ class BlobStore:
                 atomic_write(path, raw)
                 if self.written is not None:
                     self.written.append(path)
-        return f"blobs/{name}"
+        return f"{BLOBS_DIR}/{name}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ccreport.layout import page_name
 from ccreport.model.messages import Message, ToolResult
 from ccreport.render import conventions, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
@@ -131,7 +132,7 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
     res: ToolResult = m.blocks[0][1]
     info = m.late_call
     if info and info.get("page"):
-        where = (f'the {esc(info["name"])} call on <a href="page-{info["page"]:04d}.html#L{info["line"]}">'
+        where = (f'the {esc(info["name"])} call on <a href="{page_name(info["page"])}#L{info["line"]}">'
                  f"page {info['page']}</a>")
     elif info:
         where = f'the {esc(info["name"])} call on line {info["line"]}'
