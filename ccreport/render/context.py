@@ -7,11 +7,9 @@ from dataclasses import dataclass, field
 
 from ccreport.render.blobs import BlobStore
 
-# Media types allowed in data: URLs of an embedded (single-file) page.
+# The images a page shows inline, and all a single-file export may carry as data: URLs. A PDF (or
+# anything else) in a data: link is a document the reader's browser would open: described instead.
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-# What a single-file export may carry as data: URLs: images only. A PDF (or anything else) in a
-# data: link is a document the reader's browser would open from an attachment: described instead.
-EMBED_TYPES = IMAGE_TYPES
 
 
 @dataclass
@@ -22,8 +20,6 @@ class RenderContext:
     blobs: BlobStore | None = None
     agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
     page_lines: set = field(default_factory=set)  # anchors present on this page
-    tool_results_url: str | None = None  # site-relative folder of copied tool-results files
-    tool_results: set = field(default_factory=set)  # file names available there
     parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
     embed: bool = False  # export: inline blobs as data: URLs instead of files
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
@@ -42,7 +38,7 @@ class RenderContext:
                 return None, 0
             # Only media types a browser shows inertly go into a data: URL (never text/html, svg…);
             # anything else is described, not embedded.
-            if media_type not in EMBED_TYPES:
+            if media_type not in IMAGE_TYPES:
                 return None, size
             return f"data:{media_type};base64,{data}", size
         url, size = self.blobs.save_base64(data, media_type)

@@ -38,8 +38,7 @@ def _header(who: str, m: Message, extra: str = "") -> str:
 
 
 def render_message(m: Message, ctx: RenderContext) -> str:
-    fn = _RENDERERS.get(m.kind, _render_other)
-    return fn(m, ctx)
+    return _RENDERERS.get(m.kind, _render_other)(m, ctx)
 
 
 def _render_user(m: Message, ctx: RenderContext) -> str:
@@ -50,7 +49,7 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, entry, ctx)
+            html, cls, lab = conventions.user_text(payload, entry)
             parts.append(html)
             if cls is None:
                 typed = True
@@ -144,7 +143,7 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
 
 
 def _render_system(m: Message, ctx: RenderContext) -> str:
-    return conventions.system_note(m, ctx)
+    return conventions.system_note(m)
 
 
 def _render_meta(m: Message, ctx: RenderContext) -> str:
@@ -153,7 +152,7 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
     for line, obj, size in (p for _, p in m.blocks):
         t = obj.get("type", "?")
         counts[t] = counts.get(t, 0) + 1
-        rows.append(conventions.meta_row(line, obj, size, ctx, anchor=line != m.line))
+        rows.append(conventions.meta_row(line, obj, size, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
     n = len(m.blocks)
     return (f'<div class="msg meta" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '

@@ -1,13 +1,8 @@
 """Per-tool views: each tool call as a collapsed <details> a person can read.
 
-A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; ``result_html`` of
-None means "render the result the generic way" (its text, with conventions such as
-``<persisted-output>`` and ``<system-reminder>`` recognised). Unknown tools get a key/value table of
-their input and their result as text. See FORMAT.md §6–§7 for the shapes. The views live in one
-module per tool family; this one maps tool names to them and frames a call.
-
-Cost matters (a cold build renders every call): views do string work only, highlighted code goes
-through markup's cached lexers and is skipped past ``HIGHLIGHT_MAX``.
+A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; a result of None
+is rendered the generic way (its text, conventions recognised); a tool without a view gets a
+key/value table of its input. Shapes: FORMAT.md §6–§7; views: one module per tool family.
 """
 
 from __future__ import annotations
@@ -76,11 +71,7 @@ VIEWS = {
 
 def view_for(name: str):
     """The specific view of a tool name, or None for the generic key/value one."""
-    if name in VIEWS:
-        return VIEWS[name]
-    if name.startswith("mcp__"):
-        return v_mcp
-    return None
+    return VIEWS.get(name) or (v_mcp if name.startswith("mcp__") else None)
 
 
 def _generic_summary(call) -> str:
@@ -102,7 +93,7 @@ def tool_label(name: str) -> str:
 def render_call(call, ctx) -> str:
     view = view_for(call.name)
     summary, body, res_html = (view(call, ctx) if view else (None, None, None))
-    if summary is None or summary == "":
+    if not summary:
         summary = _generic_summary(call)
     if body is None:
         body = kv_table(call.input)
