@@ -37,11 +37,7 @@ class BlobStore:
             raw = base64.b64decode(data, validate=False)
         except (binascii.Error, ValueError, TypeError):
             return None, 0
-        return self.save_bytes(raw, media_type), len(raw)
-
-    def save_bytes(self, raw: bytes, media_type: str, ext: str | None = None) -> str:
-        ext = ext or EXT.get(media_type, "bin")
-        name = f"{hashlib.sha256(raw).hexdigest()[:24]}.{ext}"
+        name = f"{hashlib.sha256(raw).hexdigest()[:24]}.{EXT.get(media_type, 'bin')}"
         if name not in self._known:
             self._known.add(name)
             path = self.dir / name
@@ -49,4 +45,4 @@ class BlobStore:
                 atomic_write(path, raw)
                 if self.written is not None:
                     self.written.append(path)
-        return f"{BLOBS_DIR}/{name}"
+        return f"{BLOBS_DIR}/{name}", len(raw)
