@@ -15,7 +15,7 @@ from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, generic_result, input_of, result_text, short, text_only
+from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short
 from ccreport.render.tools.files import v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
@@ -27,17 +27,15 @@ def v_mcp(call, ctx):
     summary = _generic_summary(call)
     body = kv_table(call.input)
     res = None
-    r = call.result
-    if r is not None and not r.is_error and text_only(r):
-        t = result_text(r).strip()
-        # MCP servers often answer with JSON text: show it as a table when it is an object.
-        if t[:1] in "{[" and len(t) < 200_000:
-            try:
-                obj = orjson.loads(t)
-            except orjson.JSONDecodeError:
-                obj = None
-            if isinstance(obj, (dict, list)) and obj:
-                res = kv_value(obj)
+    t = (ok_text(call) or "").strip()
+    # MCP servers often answer with JSON text: show it as a table when it is an object.
+    if t.startswith(("{", "[")) and len(t) < 200_000:
+        try:
+            obj = orjson.loads(t)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, (dict, list)) and obj:
+            res = kv_value(obj)
     return summary, body, res
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ccreport.render.blocks import kv_table
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, pre
-from ccreport.render.tools.base import as_str, chip_line, extra_of, input_of, path_html, plural, result_text, short
+from ccreport.render.tools.base import as_str, chip_line, extra_of, input_of, path_html, plural, rest_table, result_text, short
 
 
 def _search_summary(inp: dict) -> str:
@@ -50,8 +49,7 @@ def v_search(call, ctx):
             entries = (sum(1 for ln in t.split("\n") if ln.strip().startswith("- ")) - 1) if call.name == "LS" else \
                 sum(1 for ln in t.split("\n") if ln.strip())
             res = f'<p class="rinfo"><span class="chip">{plural(entries, "entry").replace("entrys", "entries")}</span></p>' + output_text(t, ctx, "files")
-    rest = {k: v for k, v in inp.items() if k not in ("pattern", "path")}
-    return summary, kv_table(rest) if rest else "", res
+    return summary, rest_table(inp, ("pattern", "path")), res
 
 
 def v_tool_search(call, ctx):
@@ -71,5 +69,4 @@ def v_tool_search(call, ctx):
             res = (f'<p class="rinfo"><span class="chip">{plural(len(names), "tool")} loaded'
                    f'{f" of {total} deferred" if isinstance(total, int) else ""}</span></p>'
                    + " ".join(f'<span class="chip tref">{esc(n)}</span>' for n in names))
-    rest = {k: v for k, v in inp.items() if k != "query"}
-    return summary, kv_table(rest) if rest else "", res
+    return summary, rest_table(inp, ("query",)), res

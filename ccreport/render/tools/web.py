@@ -7,7 +7,7 @@ import re
 import orjson
 
 from ccreport.render.markup import esc, human_size, markdown
-from ccreport.render.tools.base import as_str, chip_line, extra_of, input_of, result_text, short, text_only
+from ccreport.render.tools.base import as_str, chip_line, extra_of, input_of, ok_text, short
 
 
 def v_web_fetch(call, ctx):
@@ -19,9 +19,9 @@ def v_web_fetch(call, ctx):
     link = f'<p><a href="{esc(url)}" rel="noreferrer">{esc(url)}</a></p>' if re.match(r"^https?://", url) else ""
     body = link + (f'<div class="lbl">Prompt</div><div class="md">{markdown(prompt)}</div>' if prompt else "")
     res = None
-    r = call.result
-    if r is not None and not r.is_error and text_only(r):
-        text = as_str(x.get("result")) or result_text(r)
+    text = ok_text(call)
+    if text is not None:
+        text = as_str(x.get("result")) or text
         bits = []
         if x.get("code") is not None:
             bits.append(f'HTTP {esc(x["code"])} {esc(as_str(x.get("codeText")))}')
@@ -45,9 +45,8 @@ def v_web_search(call, ctx):
         if inp.get(k):
             summary += f' <span class="dim">{esc(k.split("_")[0])}: {esc(", ".join(map(as_str, inp[k])))}</span>'
     res = None
-    r = call.result
-    if r is not None and not r.is_error and text_only(r):
-        text = result_text(r)
+    text = ok_text(call)
+    if text is not None:
 
         def links_md(m):
             try:
