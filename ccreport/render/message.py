@@ -30,11 +30,10 @@ def usage_line(u: dict | None) -> str:
 
 
 def _header(who: str, m: Message, extra: str = "") -> str:
-    anchor = f"L{m.line}"
     side = '<span class="badge">sub-agent</span>' if m.sidechain else ""
     return (f'<header><span class="who">{who}</span>{side}{extra}'
             f'<span class="when">{fmt_time(m.timestamp)}</span>'
-            f'<a class="perma" href="#{anchor}" title="link to this message (line {m.line})">#</a></header>')
+            f'<a class="perma" href="#L{m.line}" title="link to this message (line {m.line})">#</a></header>')
 
 
 def render_message(m: Message, ctx: RenderContext) -> str:
@@ -42,14 +41,12 @@ def render_message(m: Message, ctx: RenderContext) -> str:
 
 
 def _render_user(m: Message, ctx: RenderContext) -> str:
-    entry = m.entry or {}
     parts = []
-    kind_cls = "user"
-    label = "User"
+    kind_cls, label = "user", "User"
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, entry)
+            html, cls, lab = conventions.user_text(payload, m.entry or {})
             parts.append(html)
             if cls is None:
                 typed = True
@@ -88,14 +85,13 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
     if err:
         parts = [_api_error_html(entry, parts)]
     cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
-    meta = ""
-    if m.model:
-        meta += f'<span class="model">{esc(m.model)}</span>'
-    meta += usage_line(m.usage)
+    meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
     label = "API error" if err else "Assistant"
     lines = f' data-lines="{len(m.lines)}"' if len(m.lines) > 1 else ""
+    # Every line of a merged message keeps an anchor, so #L<line> of any line resolves.
+    anchors = "".join(f'<span class="anchor" id="L{n}"></span>' for n in m.lines[1:])
     return (f'<article class="{cls}" id="L{m.line}"{lines}>{_header(label, m, meta)}'
-            f'<div class="body">{"".join(parts)}</div>{_extra_anchors(m)}</article>')
+            f'<div class="body">{"".join(parts)}</div>{anchors}</article>')
 
 
 def _api_error_html(entry: dict, parts: list[str]) -> str:
@@ -110,11 +106,6 @@ def _api_error_html(entry: dict, parts: list[str]) -> str:
     if isinstance(details, str) and details.strip():
         more = f'<details class="more"><summary>error details</summary>{pre(details)}</details>'
     return f'<div class="api-error-note"><p>⚠ {" ".join(chips)}</p>{"".join(parts)}{more}</div>'
-
-
-def _extra_anchors(m: Message) -> str:
-    # Every line of a merged message keeps an anchor, so #L<line> of any line resolves.
-    return "".join(f'<span class="anchor" id="L{n}"></span>' for n in m.lines[1:])
 
 
 def thinking_html(b: dict) -> str:
@@ -174,15 +165,8 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
-_RENDERERS = {
-    "user": _render_user,
-    "assistant": _render_assistant,
-    "system": _render_system,
-    "meta": _render_meta,
-    "malformed": _render_malformed,
-    "result": _render_result,
-    "other": _render_other,
-}
+_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "system": _render_system, "meta": _render_meta,
+              "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 
 
 def local_date(ts: str | None) -> str:
