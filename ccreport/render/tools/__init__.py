@@ -17,10 +17,9 @@ from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
 from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short
 from ccreport.render.tools.files import v_edit, v_read, v_write
-from ccreport.render.tools.search import v_search, v_tool_search
+from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
 from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
-from ccreport.render.tools.web import v_web_fetch, v_web_search
 
 
 def v_mcp(call, ctx):
@@ -39,31 +38,15 @@ def v_mcp(call, ctx):
     return summary, body, res
 
 
+# Grouped by tool family (the module the views live in).
 VIEWS = {
-    "Bash": v_bash,
-    "PowerShell": v_bash,
-    "BashOutput": v_bash_output,
-    "Read": v_read,
-    "Edit": v_edit,
-    "MultiEdit": v_edit,
-    "Write": v_write,
-    "Grep": v_search,
-    "Glob": v_search,
-    "LS": v_search,
-    "TodoWrite": v_todo,
-    "TaskCreate": v_task_create,
-    "TaskUpdate": v_task_update,
-    "TaskList": v_task_list,
-    "Task": v_task,
-    "Agent": v_task,
-    "WebFetch": v_web_fetch,
-    "WebSearch": v_web_search,
-    "AskUserQuestion": v_ask,
-    "ExitPlanMode": v_plan,
-    "exit_plan_mode": v_plan,
-    "Skill": v_skill,
-    "ToolSearch": v_tool_search,
-    "SendMessage": v_send_message,
+    "Bash": v_bash, "PowerShell": v_bash, "BashOutput": v_bash_output,
+    "Read": v_read, "Edit": v_edit, "MultiEdit": v_edit, "Write": v_write,
+    "Grep": v_search, "Glob": v_search, "LS": v_search, "ToolSearch": v_tool_search,
+    "WebFetch": v_web_fetch, "WebSearch": v_web_search,
+    "TodoWrite": v_todo, "TaskCreate": v_task_create, "TaskUpdate": v_task_update, "TaskList": v_task_list,
+    "Task": v_task, "Agent": v_task, "AskUserQuestion": v_ask, "ExitPlanMode": v_plan, "exit_plan_mode": v_plan,
+    "Skill": v_skill, "SendMessage": v_send_message,
 }
 
 
