@@ -19,14 +19,8 @@ from ccreport.layout import BLOBS_DIR
 # The images a page shows inline, and all a single-file export may carry as data: URLs. A PDF (or
 # anything else) in a data: link is a document the reader's browser would open: described instead.
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-
-EXT = {
-    "image/png": "png",
-    "image/jpeg": "jpg",
-    "image/gif": "gif",
-    "image/webp": "webp",
-    "application/pdf": "pdf",
-}
+# A blob file's extension by media type (".bin" for any other).
+EXT = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "application/pdf": "pdf"}
 
 
 class BlobStore:

@@ -10,6 +10,7 @@ from ccreport.model.text import json_text, to_text
 from ccreport.render.blocks import fmt_time, json_block, kv_table
 from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
 
+
 def tag_text(name: str, text: str) -> str | None:
     """What the first <name>…</name> in text holds (None when there is none)."""
     m = re.search(f"<{re.escape(name)}>(.*?)</{re.escape(name)}>", text, re.S)
