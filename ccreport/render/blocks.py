@@ -9,7 +9,7 @@ from ccreport.model.text import json_text, to_text
 from ccreport.render.context import IMAGE_TYPES, RenderContext
 from ccreport.render.markup import esc, highlight, human_size, pre, safe_link
 
-JSON_SHOW_MAX = 20_000  # characters of a generic JSON card shown before folding the rest
+JSON_SHOW_MAX = 20_000  # characters of a generic JSON card coloured (past it: plain text)
 KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no better form left)
 
 
@@ -20,18 +20,11 @@ def fmt_time(ts: str | None) -> str:
     return f'<time datetime="{esc(ts)}" title="{esc(ts)}">{esc(shown)}</time>'
 
 
-
-def json_block(obj, limit: int = JSON_SHOW_MAX) -> str:
+def json_block(obj) -> str:
     text = json_text(obj, indent=True)
-    if len(text) <= limit:
+    if len(text) <= JSON_SHOW_MAX:
         return highlight(text, lang="json")
     return pre(text, cls="code")
-
-
-
-def json_dump(obj) -> str:
-    """Raw JSON, only where nothing more readable exists (marked so tests can find it)."""
-    return f'<div class="rawjson">{json_block(obj)}</div>'
 
 
 def _scalar(v) -> str:
@@ -49,7 +42,8 @@ def kv_value(v, depth: int = 0) -> str:
     if not isinstance(v, (dict, list)):
         return _scalar(v)
     if depth >= KV_DEPTH:
-        return json_dump(v)
+        # Raw JSON, only where nothing more readable exists (marked so tests can find it).
+        return f'<div class="rawjson">{json_block(v)}</div>'
     if isinstance(v, dict):
         return kv_table(v, depth + 1)
     if not v:
@@ -99,13 +93,12 @@ def document_html(b: dict, ctx: RenderContext) -> str:
     if src.get("type") == "base64" and isinstance(src.get("data"), str):
         media = src.get("media_type") if isinstance(src.get("media_type"), str) else "application/octet-stream"
         url, size = ctx.blob(src["data"], media)
+        title = b.get("title") if isinstance(b.get("title"), str) else "document"
         if url:
-            title = b.get("title") if isinstance(b.get("title"), str) else "document"
             kind = "PDF" if media == "application/pdf" else "FILE"
             return (f'<p class="doc"><span class="doc-kind">{kind}</span> <a href="{esc(url)}" download>{esc(title)}</a> '
                     f'<span class="dim">({esc(media)}, {human_size(size)}, download)</span></p>')
         if size:
-            title = b.get("title") if isinstance(b.get("title"), str) else "document"
             return (f'<p class="doc"><span class="doc-kind">FILE</span> {esc(title)} '
                     f'<span class="dim">({esc(media)}, {human_size(size)}, not embedded in this file)</span></p>')
     if src.get("type") == "text" and isinstance(src.get("data"), str):

@@ -1,10 +1,5 @@
-"""Which Prism language colours a file in the browser, from its name.
-
-File contents (Read / Write / Edit results) are coloured in the page by assets/code.js when a block
-is shown, not by pygments at build time: most of them sit in folded blocks nobody opens, and
-pygments ran at 0.4-1.7 MB/s on them (40% of a cold build). The ids are those bundled in
-assets/vendor/prism.js (scripts/vendor_prism.py); anything else stays plain text.
-"""
+"""Which language colours code, from a file or language name: the Prism id for the site (coloured
+in the browser, docs/render.md says why), the pygments lexer for the export, the Markdown fence."""
 
 from __future__ import annotations
 

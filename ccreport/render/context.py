@@ -1,17 +1,51 @@
-"""Where a rendered fragment is going: the page's place in the site, its blobs, its anchors."""
+"""Where a rendered fragment is going: the page's place in the site, its blobs, its anchors.
+
+Images and documents from transcripts are written once to the site as files: a base64 image may
+repeat on many lines (and in replayed sub-agent files); naming the file by its content hash writes
+it once and lets every page link to it instead of inlining megabytes.
+"""
 
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ccreport.render.blobs import BlobStore
+from ccreport.fs import atomic_write
+from ccreport.layout import BLOBS_DIR
 
-# Media types allowed in data: URLs of an embedded (single-file) page.
+# The images a page shows inline, and all a single-file export may carry as data: URLs. A PDF (or
+# anything else) in a data: link is a document the reader's browser would open: described instead.
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-# What a single-file export may carry as data: URLs: images only. A PDF (or anything else) in a
-# data: link is a document the reader's browser would open from an attachment: described instead.
-EMBED_TYPES = IMAGE_TYPES
+# A blob file's extension by media type (".bin" for any other).
+EXT = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "application/pdf": "pdf"}
+
+
+class BlobStore:
+    """Writes decoded blobs under ``site/blobs/``; returns their site-relative URL."""
+
+    def __init__(self, site: Path, written: list | None = None):
+        self.dir = site / BLOBS_DIR
+        self.written = written  # where the build records the files it wrote
+        self._known: set[str] = set()
+
+    def save_base64(self, data: str, media_type: str) -> tuple[str | None, int]:
+        """(url relative to the site root, decoded size) — (None, 0) when the data is not base64."""
+        try:
+            raw = base64.b64decode(data, validate=False)
+        except (binascii.Error, ValueError, TypeError):
+            return None, 0
+        name = f"{hashlib.sha256(raw).hexdigest()[:24]}.{EXT.get(media_type, 'bin')}"
+        if name not in self._known:
+            self._known.add(name)
+            path = self.dir / name
+            if not path.exists():
+                atomic_write(path, raw)
+                if self.written is not None:
+                    self.written.append(path)
+        return f"{BLOBS_DIR}/{name}", len(raw)
 
 
 @dataclass
@@ -22,8 +56,6 @@ class RenderContext:
     blobs: BlobStore | None = None
     agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
     page_lines: set = field(default_factory=set)  # anchors present on this page
-    tool_results_url: str | None = None  # site-relative folder of copied tool-results files
-    tool_results: set = field(default_factory=set)  # file names available there
     parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
     embed: bool = False  # export: inline blobs as data: URLs instead of files
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
@@ -42,7 +74,7 @@ class RenderContext:
                 return None, 0
             # Only media types a browser shows inertly go into a data: URL (never text/html, svg…);
             # anything else is described, not embedded.
-            if media_type not in EMBED_TYPES:
+            if media_type not in IMAGE_TYPES:
                 return None, size
             return f"data:{media_type};base64,{data}", size
         url, size = self.blobs.save_base64(data, media_type)

@@ -10,12 +10,10 @@ from ccreport.model.text import json_text, to_text
 from ccreport.render.blocks import fmt_time, json_block, kv_table
 from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
 
-_TAG = r"<{0}>(.*?)</{0}>"
-
 
 def tag_text(name: str, text: str) -> str | None:
     """What the first <name>…</name> in text holds (None when there is none)."""
-    m = re.search(_TAG.format(re.escape(name)), text, re.S)
+    m = re.search(f"<{re.escape(name)}>(.*?)</{re.escape(name)}>", text, re.S)
     return m.group(1) if m else None
 
 
@@ -45,7 +43,7 @@ def _into_last_fold(folds_html: str, extra: str) -> str:
     return folds_html[: -len(end)] + extra + end if folds_html.endswith(end) else folds_html + extra
 
 
-def user_text(text: str, entry: dict, ctx) -> tuple[str, str | None, str | None]:
+def user_text(text: str, entry: dict) -> tuple[str, str | None, str | None]:
     """(html, message css class or None, header label or None) for one user text block.
 
     A convention whose view drops the tags around its content (a command chip, terminal output,
@@ -130,7 +128,7 @@ def _injected_text(s: str, text: str, entry: dict) -> tuple[str, str, str] | Non
     return None
 
 
-def system_note(m, ctx) -> str:
+def system_note(m) -> str:
     e = m.entry or {}
     sub = e.get("subtype")
     content = e.get("content") if isinstance(e.get("content"), str) else ""
@@ -158,7 +156,7 @@ def system_note(m, ctx) -> str:
     if sub == "api_error":
         return _api_error_note(e, anchor, when)
     if sub == "local_command":
-        html, _, label = user_text(content, {}, ctx)
+        html, _, label = user_text(content, {})
         return f'<div class="sysnote local" {anchor}><span class="dim">{esc(label or "Local command")}</span> {when}{html}</div>'
     if sub == "stop_hook_summary":
         n = e.get("hookCount")
@@ -185,7 +183,7 @@ _GIST_FIELD = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "cus
                "last-prompt": "lastPrompt", "permission-mode": "permissionMode"}
 
 
-def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
+def meta_row(line: int, obj: dict, size: int, anchor: bool = True) -> str:
     """One bookkeeping line inside a folded group: its type, a readable gist, its size."""
     # The group's own element carries the first line's anchor: an id appears once per page.
     rid = f' id="L{line}"' if anchor else ""
@@ -198,7 +196,7 @@ def meta_row(line: int, obj: dict, size: int, ctx, anchor: bool = True) -> str:
         content = obj.get("content") if isinstance(obj.get("content"), str) else ""
         if content.lstrip().startswith("<task-notification>"):
             # A background task's notification queued for the model: the same status card as in user text.
-            card, _, _ = user_text(content, {}, ctx)
+            card, _, _ = user_text(content, {})
             return f'{head}{esc(obj.get("operation", ""))} <span class="dim">({human_size(size)})</span>{card}</div>'
         gist = f'{obj.get("operation", "")} {content}'
     elif t == "pr-link":
@@ -237,7 +235,7 @@ def _attachment_body(att: dict) -> str:
     if isinstance(content, list) and content:
         return pre("\n".join(c if isinstance(c, str) else json_text(c) for c in content))
     if isinstance(att.get("prompt"), str) and att["prompt"].lstrip().startswith("<task-notification>"):
-        return user_text(att["prompt"], {}, None)[0]
+        return user_text(att["prompt"], {})[0]
     for key in ("prompt", "stdout", "snippet", "planContent"):
         if isinstance(att.get(key), str) and att[key]:
             return pre(att[key])
@@ -257,11 +255,8 @@ def persisted_output(body: str, ctx, source: bool = True) -> str:
     path = m.group(1) if m else ""
     name = re.split(r"[\\/]", path)[-1] if path else ""
     size = _SIZE.search(body)
-    url = None
-    copy = getattr(ctx, "copy_tool_result", None)
-    if name and callable(copy):
-        url = copy(name)
-        url = ctx.href(url) if url else None
+    url = ctx.copy_tool_result(name) if name and ctx.copy_tool_result is not None else None
+    url = ctx.href(url) if url else None
     label = f"Output too large{' (' + size.group(1) + ')' if size else ''}"
     if url:
         link = f'<a class="persisted" href="{esc(url)}">open the full output ({esc(name)})</a>'

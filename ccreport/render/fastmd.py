@@ -1,18 +1,5 @@
-"""Markdown through markdown-it-pyrs (markdown-it's Rust port), with markup.py's safety rules.
-
-Profiles of a cold build put markdown-it-py at ~40% of all CPU time; the Rust port renders the
-same CommonMark ~20× faster, and its output for the rule set used here is byte-identical for
-~98% of real assistant texts. It has no render hooks, so the rules markup.py applies with hooks
-are applied here to its output instead. That is sound because raw HTML is off (the html rules
-are simply not enabled): every tag in the output was made by the renderer, in its fixed shape,
-and every attribute value is escaped, so these patterns cannot be forged by transcript text.
-
-* links: only those whose target passes ``validate`` stay links (with rel="noreferrer"); others
-  are shown as their markdown source text, as markdown-it-py shows a link it refused;
-* images never load: an allowed image becomes a link "[image: alt]", others source text;
-* code blocks go through ``highlight`` (pygments), like markdown-it-py's highlight callback.
-
-``available()`` is False when the wheel is not installed: markup.py then uses markdown-it-py.
+"""Markdown through markdown-it-pyrs (markdown-it's Rust port, ~20× faster), with markup.py's
+safety rules applied to its output by pattern: sound only because raw HTML is off (docs/render.md).
 """
 
 from __future__ import annotations
@@ -59,12 +46,8 @@ _no_redirect = False  # fd 2 cannot be duplicated (closed): render without hidin
 
 
 def _quiet_render(text: str) -> str:
-    # markdown-it.rs 0.6 panics on a few inputs (an unclosed backtick inside an unclosed link
-    # label, e.g. "[`"); pyo3 turns the panic into an exception, but Rust's panic hook first
-    # writes a message (and with RUST_BACKTRACE a backtrace) to file descriptor 2. A page build
-    # must not spray that on the user's terminal, so fd 2 points at /dev/null during the call
-    # (two dup2 calls, ~1 µs). The price: a write to fd 2 from another thread in that instant
-    # would be lost; the builds render on one thread.
+    # markdown-it.rs panics on a few inputs ("[`"), and Rust's panic hook writes to fd 2 before
+    # pyo3 raises: fd 2 points at /dev/null during the call (docs/render.md says what that costs).
     global _fds, _no_redirect
     if _fds is None and not _no_redirect:
         try:
@@ -109,8 +92,7 @@ def render(text: str, highlight: Callable[[str, str | None], str], validate: Cal
                         lambda src, alt, title: f'<a class="ext-img" href="{src}" rel="noreferrer">[image: {alt or src}]</a>',
                         lambda src, alt, title: f"![{alt}]({src}{_source_title(title)})")
     if ' style="text-align:' in html:
-        # Aligned table columns: the CSP forbids style attributes, so the alignment becomes the
-        # same class markup.py gives it (al-left / al-center / al-right in style.css).
+        # The CSP forbids style attributes: aligned cells get markup.py's class (al-left, …).
         html = _ALIGN.sub(lambda m: f' class="al-{m.group(1)}"', html)
     if "<pre><code" in html:
         html = _CODE.sub(lambda m: highlight(unescape(m.group(2)), unescape(m.group(1)) if m.group(1) else None), html)

@@ -39,9 +39,7 @@ RENDER_MAX = 1_000_000
 
 def esc(value) -> str:
     # html.escape(quote=True) spelled out: the same five replacements without its extra call
-    # layer (esc runs tens of thousands of times per page set: ~30% cheaper per call). A str
-    # subclass (markupsafe.Markup) is turned into a plain str first, so its own escaping
-    # ``replace`` never double-escapes.
+    # layer (esc runs tens of thousands of times per page set: ~30% cheaper per call).
     if value.__class__ is not str:
         # str() of a str subclass (markupsafe.Markup) is a plain str, so its escaping ``replace``
         # never double-escapes; other values become their text (JSON for lists/objects).
@@ -55,22 +53,18 @@ def human_size(n: int) -> str:
         if n < 1024 or unit == "GB":
             return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n} B"
 
 
 # --- markdown ---------------------------------------------------------------------------------
 _SAFE_LINK = re.compile(r"^(https?:|mailto:)", re.I)
 
 
-def _validate_link(url: str) -> bool:
-    # Only web and mail links become links; a relative link in transcript text names a file in
-    # the user's project, not a page of this site, and javascript:/data: must never be clickable.
-    return bool(_SAFE_LINK.match(url.strip()))
+def safe_link(url) -> bool:
+    """True for a URL from transcript text that may become a link (http, https, mailto only).
 
-
-def safe_link(url: str) -> bool:
-    """True for a URL from transcript text that may become a link (http, https, mailto only)."""
-    return isinstance(url, str) and _validate_link(url)
+    A relative link in transcript text names a file in the user's project, not a page of this
+    site, and javascript:/data: must never be clickable."""
+    return isinstance(url, str) and bool(_SAFE_LINK.match(url.strip()))
 
 
 def _render_image(self, tokens, idx, options, env):
@@ -104,16 +98,15 @@ def _code_block(code: str, lang: str | None, _attrs=None) -> str:
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
 _md.enable(["table", "strikethrough"])
-_md.validateLink = _validate_link
+_md.validateLink = safe_link
 _md.add_render_rule("image", _render_image)
 _md.add_render_rule("link_open", _render_link_open)
 _md.add_render_rule("th_open", _render_cell_open)
 _md.add_render_rule("td_open", _render_cell_open)
 
 
-# markdown-it-py stays the reference renderer; the Rust port (fastmd) renders the same syntax
-# under the same rules ~20× faster and is used when its wheel is installed.
-# CCREPORT_MARKDOWN=py forces markdown-it-py (to compare the two, or to rule the port out).
+# The Rust port (fastmd) when its wheel is installed (docs/render.md); CCREPORT_MARKDOWN=py forces
+# markdown-it-py, the reference renderer.
 _use_fast = fastmd.available() and os.environ.get("CCREPORT_MARKDOWN", "").lower() != "py"
 
 
@@ -122,7 +115,7 @@ def markdown(text: str) -> str:
         return pre(text)
     if _use_fast:
         try:
-            return fastmd.render(text, _code_block, _validate_link)
+            return fastmd.render(text, _code_block, safe_link)
         except fastmd.Unrenderable:
             pass  # a text the Rust port cannot take: the reference renderer can
     return _md.render(text)
@@ -164,16 +157,14 @@ def lexer_for(lang: str | None = None, filename: str | None = None):
     return _lexer_by_ext(ext) if ext else None
 
 
-# The site colours code in the browser (assets/code.js, Prism): pygments on every code block was
-# the largest single cost of a build. The self-contained export carries no script and keeps
-# pygments, so the choice is made by whoever renders: build.py renders its pages inside
-# colours_in_browser(); everything else (export, direct calls) gets pygments as before.
+# The site colours code in the browser (docs/render.md); the export, which carries no script,
+# keeps pygments. The site's pages are rendered inside colours_in_browser().
 _IN_BROWSER: contextvars.ContextVar[bool] = contextvars.ContextVar("ccreport_colours_in_browser", default=False)
 
 
 @contextmanager
-def colours_in_browser(on: bool = True):
-    token = _IN_BROWSER.set(on)
+def colours_in_browser():
+    token = _IN_BROWSER.set(True)
     try:
         yield
     finally:
@@ -283,36 +274,32 @@ def strip_ansi(text: str) -> str:
 
 
 # --- folding ----------------------------------------------------------------------------------
-def cut(text: str, limit: int = RENDER_MAX) -> tuple[str, str]:
+def cut(text: str) -> tuple[str, str]:
     """(text to render, note about what was cut or '')."""
-    if len(text) <= limit:
+    if len(text) <= RENDER_MAX:
         return text, ""
-    return text[:limit], (f'<p class="cut">… {len(text) - limit:,} more characters not shown '
-                          f"(this block holds {len(text):,} characters).</p>")
+    return text[:RENDER_MAX], (f'<p class="cut">… {len(text) - RENDER_MAX:,} more characters not shown '
+                               f"(this block holds {len(text):,} characters).</p>")
 
 
-def pre(text: str, cls: str = "", ansi: bool = True, fold: bool = True, source: bool = True) -> str:
+def pre(text: str, cls: str = "", ansi: bool = True, source: bool = True) -> str:
     """A <pre> of plain (or ANSI-coloured) text, folded when long, capped at RENDER_MAX.
 
     ANSI escapes vanish from the view (they become colours), so the text with its escapes follows,
     folded (source_fold); source=False when the caller appends the source of a larger whole itself.
     """
     src = source_fold(text) if source and ansi and "\x1b" in text else ""
-    return _pre(text, cls, ansi, fold) + src
-
-
-def _pre(text: str, cls: str, ansi: bool, fold: bool) -> str:
     text, note = cut(text)
     conv = ansi_to_html if ansi else esc
     klass = f' class="{cls}"' if cls else ""
-    if fold and (len(text) > FOLD_CHARS or text.count("\n") > FOLD_LINES):
+    if len(text) > FOLD_CHARS or text.count("\n") > FOLD_LINES:
         head, rest = _split_head(text)
         if rest:
             return (f"<pre{klass}>{conv(head)}</pre>"
                     f'<details class="more"><summary>show all {text.count(chr(10)) + 1:,} lines '
                     f"({human_size(len(text.encode('utf-8', 'replace')))})</summary>"
-                    f"<pre{klass}>{conv(rest)}</pre></details>{note}")
-    return f"<pre{klass}>{conv(text)}</pre>{note}"
+                    f"<pre{klass}>{conv(rest)}</pre></details>{note}{src}")
+    return f"<pre{klass}>{conv(text)}</pre>{note}{src}"
 
 
 def _split_head(text: str) -> tuple[str, str]:
@@ -343,12 +330,12 @@ def _json_escape(m: re.Match) -> str:
     return f"\\u{ord(m.group(0)):04x}"
 
 
-def source_fold(original: str, limit: int = SOURCE_MAX) -> str:
-    """The original text of a block as a collapsed <details class="raw">, capped at limit characters."""
-    shown = original[:limit]
+def source_fold(original: str) -> str:
+    """The original text of a block as a collapsed <details class="raw">, capped at SOURCE_MAX characters."""
+    shown = original[:SOURCE_MAX]
     label = "source"
-    if len(original) > limit:
+    if len(original) > SOURCE_MAX:
         label = (f"source ({human_size(len(original.encode('utf-8', 'replace')))}, "
-                 f"first {limit:,} of {len(original):,} characters shown)")
+                 f"first {SOURCE_MAX:,} of {len(original):,} characters shown)")
     return (f'<details class="raw"><summary>{esc(label)}</summary>'
             f"<pre>{esc(_CONTROLS.sub(_json_escape, shown))}</pre></details>")

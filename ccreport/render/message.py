@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ccreport.layout import page_name
 from ccreport.model.messages import Message, ToolResult
 from ccreport.render import conventions, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
@@ -29,27 +30,23 @@ def usage_line(u: dict | None) -> str:
 
 
 def _header(who: str, m: Message, extra: str = "") -> str:
-    anchor = f"L{m.line}"
     side = '<span class="badge">sub-agent</span>' if m.sidechain else ""
     return (f'<header><span class="who">{who}</span>{side}{extra}'
             f'<span class="when">{fmt_time(m.timestamp)}</span>'
-            f'<a class="perma" href="#{anchor}" title="link to this message (line {m.line})">#</a></header>')
+            f'<a class="perma" href="#L{m.line}" title="link to this message (line {m.line})">#</a></header>')
 
 
 def render_message(m: Message, ctx: RenderContext) -> str:
-    fn = _RENDERERS.get(m.kind, _render_other)
-    return fn(m, ctx)
+    return _RENDERERS.get(m.kind, _render_other)(m, ctx)
 
 
 def _render_user(m: Message, ctx: RenderContext) -> str:
-    entry = m.entry or {}
     parts = []
-    kind_cls = "user"
-    label = "User"
+    kind_cls, label = "user", "User"
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, entry, ctx)
+            html, cls, lab = conventions.user_text(payload, m.entry or {})
             parts.append(html)
             if cls is None:
                 typed = True
@@ -88,14 +85,13 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
     if err:
         parts = [_api_error_html(entry, parts)]
     cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
-    meta = ""
-    if m.model:
-        meta += f'<span class="model">{esc(m.model)}</span>'
-    meta += usage_line(m.usage)
+    meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
     label = "API error" if err else "Assistant"
     lines = f' data-lines="{len(m.lines)}"' if len(m.lines) > 1 else ""
+    # Every line of a merged message keeps an anchor, so #L<line> of any line resolves.
+    anchors = "".join(f'<span class="anchor" id="L{n}"></span>' for n in m.lines[1:])
     return (f'<article class="{cls}" id="L{m.line}"{lines}>{_header(label, m, meta)}'
-            f'<div class="body">{"".join(parts)}</div>{_extra_anchors(m)}</article>')
+            f'<div class="body">{"".join(parts)}</div>{anchors}</article>')
 
 
 def _api_error_html(entry: dict, parts: list[str]) -> str:
@@ -112,11 +108,6 @@ def _api_error_html(entry: dict, parts: list[str]) -> str:
     return f'<div class="api-error-note"><p>⚠ {" ".join(chips)}</p>{"".join(parts)}{more}</div>'
 
 
-def _extra_anchors(m: Message) -> str:
-    # Every line of a merged message keeps an anchor, so #L<line> of any line resolves.
-    return "".join(f'<span class="anchor" id="L{n}"></span>' for n in m.lines[1:])
-
-
 def thinking_html(b: dict) -> str:
     text = b.get("thinking")
     if not isinstance(text, str) or not text.strip():
@@ -131,7 +122,7 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
     res: ToolResult = m.blocks[0][1]
     info = m.late_call
     if info and info.get("page"):
-        where = (f'the {esc(info["name"])} call on <a href="page-{info["page"]:04d}.html#L{info["line"]}">'
+        where = (f'the {esc(info["name"])} call on <a href="{page_name(info["page"])}#L{info["line"]}">'
                  f"page {info['page']}</a>")
     elif info:
         where = f'the {esc(info["name"])} call on line {info["line"]}'
@@ -143,7 +134,7 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
 
 
 def _render_system(m: Message, ctx: RenderContext) -> str:
-    return conventions.system_note(m, ctx)
+    return conventions.system_note(m)
 
 
 def _render_meta(m: Message, ctx: RenderContext) -> str:
@@ -152,7 +143,7 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
     for line, obj, size in (p for _, p in m.blocks):
         t = obj.get("type", "?")
         counts[t] = counts.get(t, 0) + 1
-        rows.append(conventions.meta_row(line, obj, size, ctx, anchor=line != m.line))
+        rows.append(conventions.meta_row(line, obj, size, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
     n = len(m.blocks)
     return (f'<div class="msg meta" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '
@@ -174,15 +165,8 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
-_RENDERERS = {
-    "user": _render_user,
-    "assistant": _render_assistant,
-    "system": _render_system,
-    "meta": _render_meta,
-    "malformed": _render_malformed,
-    "result": _render_result,
-    "other": _render_other,
-}
+_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "system": _render_system, "meta": _render_meta,
+              "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 
 
 def local_date(ts: str | None) -> str:

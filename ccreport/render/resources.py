@@ -24,10 +24,6 @@ def _find(name: str) -> Path:
     raise FileNotFoundError(f"ccreport's {name}/ folder is missing (broken installation?)")
 
 
-def templates_dir() -> Path:
-    return _find("templates")
-
-
 def assets_dir() -> Path:
     return _find("assets")
 
@@ -35,7 +31,7 @@ def assets_dir() -> Path:
 @lru_cache(maxsize=1)
 def env() -> Environment:
     """One compiled template environment per process."""
-    return Environment(loader=FileSystemLoader(str(templates_dir())), autoescape=True,
+    return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True,
                        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
@@ -65,10 +61,9 @@ def asset_names() -> dict[str, str]:
 def fingerprint() -> str:
     """A hash of templates, assets and the renderer's code: any change means rebuild all."""
     h = hashlib.sha256()
-    for folder in (templates_dir(),):
-        for p in sorted(folder.rglob("*")):
-            if p.is_file():
-                h.update(p.name.encode() + p.read_bytes())
+    for p in sorted(_find("templates").rglob("*")):
+        if p.is_file():
+            h.update(p.name.encode() + p.read_bytes())
     for name, data in sorted(asset_files().items()):
         h.update(name.encode() + data)
     for p in sorted(_PKG.rglob("*.py")):  # every stage package, not only the top folder

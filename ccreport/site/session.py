@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
-from ccreport.render.blobs import BlobStore
+from ccreport.render.context import BlobStore
 from ccreport.site import search
 from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview

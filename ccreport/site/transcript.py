@@ -15,7 +15,7 @@ from ccreport.layout import LATEST, depth_root, page_in_session, page_name, proj
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
 from ccreport.model.usage import TranscriptUsage
-from ccreport.render.blobs import BlobStore
+from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env

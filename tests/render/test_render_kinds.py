@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ccreport.render.blobs import BlobStore
+from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser
 from ccreport.source.jsonl import Entry
 from ccreport.model.messages import Builder

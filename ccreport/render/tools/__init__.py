@@ -1,13 +1,8 @@
 """Per-tool views: each tool call as a collapsed <details> a person can read.
 
-A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; ``result_html`` of
-None means "render the result the generic way" (its text, with conventions such as
-``<persisted-output>`` and ``<system-reminder>`` recognised). Unknown tools get a key/value table of
-their input and their result as text. See FORMAT.md §6–§7 for the shapes. The views live in one
-module per tool family; this one maps tool names to them and frames a call.
-
-Cost matters (a cold build renders every call): views do string work only, highlighted code goes
-through markup's cached lexers and is skipped past ``HIGHLIGHT_MAX``.
+A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; a result of None
+is rendered the generic way (its text, conventions recognised); a tool without a view gets a
+key/value table of its input. Shapes: FORMAT.md §6–§7; views: one module per tool family.
 """
 
 from __future__ import annotations
@@ -20,67 +15,44 @@ from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, generic_result, input_of, result_text, short, text_only
+from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short
 from ccreport.render.tools.files import v_edit, v_read, v_write
-from ccreport.render.tools.search import v_search, v_tool_search
+from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
 from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
-from ccreport.render.tools.web import v_web_fetch, v_web_search
 
 
 def v_mcp(call, ctx):
     summary = _generic_summary(call)
     body = kv_table(call.input)
     res = None
-    r = call.result
-    if r is not None and not r.is_error and text_only(r):
-        t = result_text(r).strip()
-        # MCP servers often answer with JSON text: show it as a table when it is an object.
-        if t[:1] in "{[" and len(t) < 200_000:
-            try:
-                obj = orjson.loads(t)
-            except orjson.JSONDecodeError:
-                obj = None
-            if isinstance(obj, (dict, list)) and obj:
-                res = kv_value(obj)
+    t = (ok_text(call) or "").strip()
+    # MCP servers often answer with JSON text: show it as a table when it is an object.
+    if t.startswith(("{", "[")) and len(t) < 200_000:
+        try:
+            obj = orjson.loads(t)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, (dict, list)) and obj:
+            res = kv_value(obj)
     return summary, body, res
 
 
+# Grouped by tool family (the module the views live in).
 VIEWS = {
-    "Bash": v_bash,
-    "PowerShell": v_bash,
-    "BashOutput": v_bash_output,
-    "Read": v_read,
-    "Edit": v_edit,
-    "MultiEdit": v_edit,
-    "Write": v_write,
-    "Grep": v_search,
-    "Glob": v_search,
-    "LS": v_search,
-    "TodoWrite": v_todo,
-    "TaskCreate": v_task_create,
-    "TaskUpdate": v_task_update,
-    "TaskList": v_task_list,
-    "Task": v_task,
-    "Agent": v_task,
-    "WebFetch": v_web_fetch,
-    "WebSearch": v_web_search,
-    "AskUserQuestion": v_ask,
-    "ExitPlanMode": v_plan,
-    "exit_plan_mode": v_plan,
-    "Skill": v_skill,
-    "ToolSearch": v_tool_search,
-    "SendMessage": v_send_message,
+    "Bash": v_bash, "PowerShell": v_bash, "BashOutput": v_bash_output,
+    "Read": v_read, "Edit": v_edit, "MultiEdit": v_edit, "Write": v_write,
+    "Grep": v_search, "Glob": v_search, "LS": v_search, "ToolSearch": v_tool_search,
+    "WebFetch": v_web_fetch, "WebSearch": v_web_search,
+    "TodoWrite": v_todo, "TaskCreate": v_task_create, "TaskUpdate": v_task_update, "TaskList": v_task_list,
+    "Task": v_task, "Agent": v_task, "AskUserQuestion": v_ask, "ExitPlanMode": v_plan, "exit_plan_mode": v_plan,
+    "Skill": v_skill, "SendMessage": v_send_message,
 }
 
 
 def view_for(name: str):
     """The specific view of a tool name, or None for the generic key/value one."""
-    if name in VIEWS:
-        return VIEWS[name]
-    if name.startswith("mcp__"):
-        return v_mcp
-    return None
+    return VIEWS.get(name) or (v_mcp if name.startswith("mcp__") else None)
 
 
 def _generic_summary(call) -> str:
@@ -102,7 +74,7 @@ def tool_label(name: str) -> str:
 def render_call(call, ctx) -> str:
     view = view_for(call.name)
     summary, body, res_html = (view(call, ctx) if view else (None, None, None))
-    if summary is None or summary == "":
+    if not summary:
         summary = _generic_summary(call)
     if body is None:
         body = kv_table(call.input)

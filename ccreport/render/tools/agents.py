@@ -6,8 +6,8 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import (as_str, chip_line, extra_of, generic_result, input_of, path_html, plural, result_text,
-                                        short, text_only)
+from ccreport.render.tools.base import (as_str, chip_line, extra_of, generic_result, input_of, path_html, plural, rest_table,
+                                        result_text, short, text_only)
 
 
 _AGENT_TRAILER = re.compile(r"\n*agentId: (\S+)[^\n]*(?:\n[\w]+: [^\n]*)*\s*(?:<usage>(.*?)</usage>)?\s*$", re.S)
@@ -24,9 +24,7 @@ def v_task(call, ctx):
     prompt = as_str(inp.get("prompt"))
     body = (f'<details class="prompt-fold"><summary>Prompt ({len(prompt):,} characters)</summary>'
             f'<div class="md">{markdown(prompt)}</div></details>')
-    rest = {k: v for k, v in inp.items() if k not in ("description", "subagent_type", "prompt", "name")}
-    if rest:
-        body += kv_table(rest)
+    body += rest_table(inp, ("description", "subagent_type", "prompt", "name"))
     agent_id = x.get("agentId")
     if isinstance(agent_id, str) and agent_id in ctx.agent_urls:
         body += (f'<p><a class="agent-link" href="{esc(ctx.href(ctx.agent_urls[agent_id]))}">'
@@ -131,8 +129,7 @@ def v_skill(call, ctx):
     x = extra_of(call)
     name = as_str(inp.get("skill") or inp.get("command") or x.get("commandName"))
     summary = f'<span class="cmd">{esc(name)}</span>' + (f' <code>{esc(short(as_str(inp.get("args")), 100))}</code>' if inp.get("args") else "")
-    rest = {k: v for k, v in inp.items() if k not in ("skill", "command", "args")}
-    body = kv_table(rest) if rest else ""
+    body = rest_table(inp, ("skill", "command", "args"))
     if isinstance(x.get("allowedTools"), list) and x["allowedTools"]:
         body += '<p class="dim">allowed tools: ' + " ".join(f'<span class="chip">{esc(t)}</span>' for t in x["allowedTools"]) + "</p>"
     return summary, body, None
@@ -145,8 +142,7 @@ def v_send_message(call, ctx):
     summary = (f'to <b>{esc(to)}</b>' if to else "") + (f' <span class="dim">— {esc(short(as_str(inp.get("summary")), 100))}</span>' if inp.get("summary") else "")
     msg = as_str(inp.get("message") or inp.get("content"))
     body = f'<div class="md">{markdown(msg)}</div>' if msg else ""
-    rest = {k: v for k, v in inp.items() if k not in ("to", "recipient", "summary", "message", "content")}
-    body += kv_table(rest) if rest else ""
+    body += rest_table(inp, ("to", "recipient", "summary", "message", "content"))
     res = None
     if x and call.result is not None and not call.result.is_error:
         ok = x.get("success")

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from ccreport.model.text import to_text
-from ccreport.render.blocks import result_content_html
+from ccreport.render.blocks import kv_table, result_content_html
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc
-
-SUMMARY_MAX = 160
-
 
 def as_str(v) -> str:
     return v if isinstance(v, str) else ("" if v is None else to_text(v))
 
 
-def short(text: str, n: int = SUMMARY_MAX) -> str:
+def short(text: str, n: int = 160) -> str:
     """Text on one line (whitespace runs as one space), cut to n characters."""
     text = " ".join(as_str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -28,6 +25,12 @@ def extra_of(call) -> dict:
     """The structured result (toolUseResult) of a call when it is an object, else {}."""
     r = call.result
     return r.extra if r is not None and isinstance(r.extra, dict) else {}
+
+
+def rest_table(inp: dict, shown) -> str:
+    """The input keys a view did not show (those not in ``shown``) as a table; '' when none are left."""
+    rest = {k: v for k, v in inp.items() if k not in shown}
+    return kv_table(rest) if rest else ""
 
 
 def plural(n, word: str) -> str:
@@ -53,6 +56,12 @@ def text_only(r) -> bool:
     return isinstance(c, str) or (isinstance(c, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in c))
 
 
+def ok_text(call) -> str | None:
+    """The text of a call's result when the call succeeded and answered with text alone, else None."""
+    r = call.result
+    return result_text(r) if r is not None and not r.is_error and text_only(r) else None
+
+
 def generic_result(r, ctx) -> str:
     """A tool_result the generic way: its text (conventions recognised), or its blocks."""
     if text_only(r):
@@ -65,10 +74,7 @@ def generic_result(r, ctx) -> str:
 
 def small_result(call, ctx) -> str | None:
     """A confirmation text shown small (errors the normal way)."""
-    r = call.result
-    if r is None or r.is_error or not text_only(r):
-        return None
-    t = result_text(r)
+    t = ok_text(call)
     return f'<p class="confirm">{esc(t)}</p>' if t and len(t) < 1000 and "<" not in t else None
 
 

@@ -16,9 +16,7 @@ def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = 
 
     ``sep`` is the separator Claude Code put between number and text (``→`` or a tab): kept in a
     hidden span so the page text still reads as the model saw it (search, copy of a whole block).
-    ``browser``: leave the colours to assets/code.js (the site) instead of pygments (the
-    self-contained export, which carries no highlighter): the block says its language in
-    ``data-lang`` and holds plain escaped text. Default: markup.colours_in_browser()'s setting.
+    ``browser``: colours by assets/code.js, not pygments (default: markup.colours_in_browser()).
     """
     if browser is None:
         browser = in_browser()
@@ -96,10 +94,9 @@ def _parse_numbered_lines(text: str):
         return None
     # Blank separator lines inside the block get the number after their neighbour.
     fixed = []
-    for k, n in enumerate(nums):
+    for n in nums:
         fixed.append(n if n is not None else (fixed[-1] + 1 if fixed else 1))
     return fixed, "\n".join(code), sep, "\n".join(lines[i:]).strip()
-
 
 
 # --- diffs --------------------------------------------------------------------------------------

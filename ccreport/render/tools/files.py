@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ccreport.render.blocks import image_html, kv_table
+from ccreport.render.blocks import image_html
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size
-from ccreport.render.tools.base import as_str, extra_of, input_of, path_html, plural, result_text, text_only
+from ccreport.render.tools.base import as_str, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text, text_only
 from ccreport.render.tools.code import diff_html, diff_lines, diff_stat, numbered, parse_numbered, patch_lines
 
 
@@ -27,8 +27,7 @@ def v_read(call, ctx):
     if inp.get("pages"):
         rng += f" pages {esc(inp['pages'])}"
     summary = path_html(path) + (f' <span class="dim">{rng}</span>' if rng else "")
-    rest = {k: v for k, v in inp.items() if k not in ("file_path", "offset", "limit")}
-    body = kv_table(rest) if rest else ""
+    body = rest_table(inp, ("file_path", "offset", "limit"))
     r = call.result
     res = None
     if r is not None and not r.is_error:
@@ -78,10 +77,7 @@ _SNIPPET_START = re.compile(r"^ *\d+(→|\t)", re.M)
 def _snippet_result(call, path: str, ctx) -> str | None:
     """'The file … has been updated. Here's the result of running `cat -n` on a snippet …' followed
     by numbered lines: the sentence as text, the snippet as numbered, highlighted code."""
-    r = call.result
-    if r is None or r.is_error or not text_only(r):
-        return None
-    text = result_text(r)
+    text = ok_text(call) or ""
     m = _SNIPPET_START.search(text)
     if not m or m.start() == 0:
         return None

@@ -6,7 +6,7 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import as_str, extra_of, input_of, result_text, short, small_result
+from ccreport.render.tools.base import as_str, extra_of, input_of, rest_table, result_text, short, small_result
 
 
 STATUS_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐", "deleted": "☒", "cancelled": "☒"}
@@ -61,8 +61,7 @@ def v_task_create(call, ctx):
     item = _todo_item((f"#{as_str(tid)} " if tid is not None else "") + subject, "pending")
     desc = as_str(inp.get("description"))
     body = f'<ul class="todos">{item}</ul>' + (f'<div class="md">{markdown(desc)}</div>' if desc else "")
-    rest = {k: v for k, v in inp.items() if k not in ("subject", "description")}
-    return summary, body + (kv_table(rest) if rest else ""), small_result(call, ctx)
+    return summary, body + rest_table(inp, ("subject", "description")), small_result(call, ctx)
 
 
 def v_task_update(call, ctx):
@@ -79,8 +78,7 @@ def v_task_update(call, ctx):
         summary += f' → {STATUS_MARK.get(st, "")} <span class="tstatus">{esc(st.replace("_", " "))}</span>'
     if inp.get("owner"):
         summary += f' <span class="chip">{esc(inp["owner"])}</span>'
-    rest = {k: v for k, v in inp.items() if k not in ("taskId", "status", "owner")}
-    return summary, kv_table(rest) if rest else "", small_result(call, ctx)
+    return summary, rest_table(inp, ("taskId", "status", "owner")), small_result(call, ctx)
 
 
 _TASK_LINE = re.compile(r"^#(\S+) \[(\w+)\] (.*?)(?: \(([^()]*)\))?$")
@@ -101,4 +99,4 @@ def v_task_list(call, ctx):
         if call.result is not None:
             # The checklist is read out of the result's text: keep that text too, folded.
             res += source_fold(result_text(call.result))
-    return summary, kv_table(input_of(call)) if input_of(call) else "", res
+    return summary, rest_table(input_of(call), ()), res

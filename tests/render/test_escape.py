@@ -1,4 +1,5 @@
-"""markup.esc is hand-inlined for speed: it must escape exactly as html.escape(quote=True) does."""
+"""Escaping: markup.esc must escape exactly as html.escape(quote=True) does, and highlighted code
+comes out escaped."""
 
 from __future__ import annotations
 
