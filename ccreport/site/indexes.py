@@ -14,8 +14,6 @@ from ccreport.site.chrome import fmt_tokens, page_args
 from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project, peek_field
 
-NO_USAGE = {"home": None, "projects": {}, "sessions": {}}
-
 
 def _session_rows(infos: list, usage: dict) -> list[dict]:
     return [{"url": f"{url_name(i.id)}/{INDEX}", "title": i.title, "id": i.id,
@@ -46,11 +44,10 @@ def write_project_page(p: Project, title: str, infos: list, usage: dict, writer:
     writer.write(f"{rel}/{INDEX}", html)
 
 
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None = None,
-                  usage: dict | None = None) -> dict:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None,
+                  usage: dict) -> None:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
-    the home page come from the session rows either way)."""
-    usage = usage or NO_USAGE
+    the home page come from the session rows either way); ``usage``: search.bundle's sums."""
     rows = []
     totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
@@ -68,7 +65,6 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         usage=usage_view(usage["home"], "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write(INDEX, html)
-    return totals
 
 
 def write_assets(writer: Writer) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, session_url, url_name
+from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
@@ -45,12 +45,11 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
     title = _first(x.title for x in ordered)
     return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
-                       url=f"{session_url(s.project.dir_name, s.id)}/{INDEX}", prompt=main.prompt if main else None,
+                       prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
                        transcripts=len(states), pages=sum(len(ts.pages) for ts in states), usage=usage, models=models,
-                       cwd=_first(x.cwd for x in ordered), git_branch=main.git_branch if main else None,
-                       size=s.size, mtime_ns=s.mtime_ns)
+                       cwd=_first(x.cwd for x in ordered))
 
 
 def _row(ts: TranscriptState, info: SessionInfo) -> dict:

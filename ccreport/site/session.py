@@ -173,7 +173,7 @@ def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, in
     for t in s.agents:
         keep.update(k for k in (t.id, t.tool_use_id) if k)
     calls = run.agent_calls
-    return SessionState(project=s.project.dir_name, id=s.id, title=job.project_title, info=info, transcripts=new_ts,
+    return SessionState(project=s.project.dir_name, id=s.id, info=info, transcripts=new_ts,
                         agent_calls={k: calls[k] for k in sorted(calls) if k in keep}, ledgers=ledgers)
 
 

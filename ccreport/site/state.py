@@ -51,7 +51,6 @@ class Figures:
     git_branch: str | None = None
     first_ts: str | None = None
     last_ts: str | None = None
-    size: int = 0  # bytes when read
 
 
 @dataclass(kw_only=True)
@@ -63,11 +62,10 @@ class TranscriptSummary(Figures):
     label: str
     agent_type: str | None = None
     description: str | None = None
+    size: int = 0  # bytes when read
     lines: int = 0  # complete lines read, plus the unfinished last one
-    pending: int = 0  # bytes of an unfinished last line (no newline yet)
     error: str | None = None  # the file could not be read
     counts: dict = field(default_factory=dict)  # entry type → lines
-    tool_calls: int = 0
 
 
 @dataclass
@@ -109,10 +107,8 @@ class SessionInfo(Figures):
 
     id: str
     title: str
-    url: str
     transcripts: int = 0
     pages: int = 0
-    mtime_ns: int = 0
     usage_report: dict | None = None  # model.usage: totals, by model, by day
 
 
@@ -122,20 +118,19 @@ class SessionState:
 
     project: str
     id: str
-    title: str  # the project title used in its headings
     info: SessionInfo
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "project": self.project, "id": self.id, "title": self.title,
+        return {"format": FORMAT, "project": self.project, "id": self.id,
                 "info": asdict(self.info), "agent_calls": self.agent_calls, "ledgers": self.ledgers,
                 "transcripts": {k: t.to_json() for k, t in self.transcripts.items()}}
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
-        return cls(project=data["project"], id=data["id"], title=data["title"],
+        return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
                    agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {})
@@ -199,9 +194,9 @@ class State:
                 and h.get("fingerprint") == fingerprint and h.get("options") == render_options(opts))
 
     # --- saving --------------------------------------------------------------------------
-    def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict | None = None) -> None:
+    def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict) -> None:
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
-                     "options": render_options(opts), "titles": titles, "title_sources": title_sources or {}}
+                     "options": render_options(opts), "titles": titles, "title_sources": title_sources}
 
     def _session_path(self, key: tuple[str, str]) -> Path:
         return self.dir / "sessions" / key[0] / f"{key[1]}.json"

@@ -132,7 +132,6 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader, resume is None)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
-            state.summary.pending = reader.pending
             state.offset = reader.offset
             state.carry_last = last.carry if last else None
     except OSError as exc:
@@ -168,7 +167,7 @@ def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> 
     summary.messages, summary.malformed, summary.counts = c["messages"], c["malformed"], c["counts"]
     summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
-    summary.first_ts, summary.last_ts, summary.tool_calls = c["first_ts"], c["last_ts"], c["tool_calls"]
+    summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]
 
 
 def _heading(pages: _Pages) -> tuple[str, list, str]:
