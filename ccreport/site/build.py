@@ -20,9 +20,9 @@ from ccreport.site import search
 from ccreport.site.indexes import project_title, write_assets, write_indexes
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
-from ccreport.site.session import SessionJob, SessionOutcome, prune_pages, remove, rmdir, run_job
+from ccreport.site.session import SessionJob, prune_pages, run_job
 from ccreport.site.state import SessionState, State
-from ccreport.site.write import Writer
+from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Catalog, discover
 
 
@@ -237,7 +237,6 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
         return
     full = run.full_all
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
-    site_usage = search.bundle(out, run.catalog, run.titles, run.writer, run.indexed,
-                               only=None if full else run.dirty | no_bundle, rendered=rendered)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
-                  usage=site_usage)
+    search.bundle(out, run.catalog, run.titles, run.writer, run.indexed,
+                  only=None if full else run.dirty | no_bundle, rendered=rendered)
+    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)

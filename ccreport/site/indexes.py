@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
-from ccreport.model.usage import session_cost
+from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
 from ccreport.render.resources import asset_files, asset_names, env
 from ccreport.render.usage import view as usage_view
@@ -15,15 +15,15 @@ from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project, peek_field
 
 
-def _session_rows(infos: list, usage: dict) -> list[dict]:
+def _session_rows(infos: list, reports: dict) -> list[dict]:
     return [{"url": f"{url_name(i.id)}/{INDEX}", "title": i.title, "id": i.id,
              "first_prompt": (i.prompt or "")[:200], "started": local_date(i.first_ts),
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),
-             "cost": session_cost(usage.get(i.id))} for i in infos]
+             "cost": session_cost(reports.get(i.id))} for i in infos]
 
 
-def _project_row(p: Project, title: str, infos: list, usage: dict) -> dict:
+def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
     tot: dict = {}
     for i in infos:
         for k, v in i.usage.items():
@@ -31,38 +31,42 @@ def _project_row(p: Project, title: str, infos: list, usage: dict) -> dict:
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
             "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
-            "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(usage["projects"].get(p.dir_name))}
+            "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report)}
 
 
-def write_project_page(p: Project, title: str, infos: list, usage: dict, writer: Writer) -> None:
+def write_project_page(p: Project, title: str, infos: list, reports: dict, report: dict, writer: Writer) -> None:
+    """``reports``: session id → usage report; ``report``: theirs summed."""
     rel = project_dir(p.dir_name)
     html = env().get_template("project.html").render(
         **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
-        project={"title": title, "dir_name": p.dir_name},
-        sessions=_session_rows(infos, usage["sessions"].get(p.dir_name, {})),
-        usage=usage_view(usage["projects"].get(p.dir_name), f"{title}: activity per day"))
+        project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
+        usage=usage_view(report, f"{title}: activity per day"))
     writer.write(f"{rel}/{INDEX}", html)
 
 
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None,
-                  usage: dict) -> None:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None) -> None:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
-    the home page come from the session rows either way); ``usage``: search.bundle's sums."""
-    rows = []
+    the home page come from the session rows either way), with the sessions' usage reports summed
+    per project and for the home."""
+    rows, project_reports = [], []
     totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
+        by_id = {i.id: i for i in infos}
+        reports = {sid: by_id[sid].usage_report for sid in sorted(p.sessions)
+                   if sid in by_id and by_id[sid].usage_report}
+        project_reports.append(merge_reports(reports.values()))
         title = titles.get(p.dir_name, p.dir_name)
         if only is None or p.dir_name in only:
-            write_project_page(p, title, infos, usage, writer)
-        rows.append(_project_row(p, title, infos, usage))
+            write_project_page(p, title, infos, reports, project_reports[-1], writer)
+        rows.append(_project_row(p, title, infos, project_reports[-1]))
         totals["projects"] += 1
         totals["sessions"] += len(infos)
         totals["messages"] += sum(i.messages for i in infos)
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
         **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
-        usage=usage_view(usage["home"], "All projects: activity per day"),
+        usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write(INDEX, html)
 

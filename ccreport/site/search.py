@@ -17,19 +17,14 @@ import orjson
 
 from ccreport.layout import search_chunk, search_folder, search_manifest, search_project, search_tail, session_dir
 from ccreport.model.messages import Message
-from ccreport.model.usage import merge_reports
 from ccreport.site.state import SessionState, TranscriptState
-from ccreport.site.write import Writer
+from ccreport.site.write import Writer, remove
 from ccreport.source.home import Catalog, Project
 
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
 OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
-
-
-def _cap(text: str, n: int) -> str:
-    return text if len(text) <= n else text[:n]
 
 
 def _strings(value: Any, n: int) -> str:
@@ -46,15 +41,15 @@ def _strings(value: Any, n: int) -> str:
             stack.extend(reversed([x for k, x in v.items() if k not in ("source", "signature", "data")]))
         elif isinstance(v, list):
             stack.extend(reversed(v))
-    return _cap(" ".join(out), n)
+    return " ".join(out)[:n]
 
 
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
-        return _cap(content, CAPS["tool_result"])
+        return content[:CAPS["tool_result"]]
     if isinstance(content, list):
         parts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-        return _cap("\n".join(parts), CAPS["tool_result"])
+        return "\n".join(parts)[:CAPS["tool_result"]]
     return ""
 
 
@@ -65,15 +60,15 @@ def message_docs(m: Message, prefix: str) -> list[list]:
     if m.kind == "user":
         text = " ".join(b[1] for b in m.blocks if b[0] == "text" and isinstance(b[1], str))
         if text.strip():
-            docs.append(["p", f"{prefix}#L{m.line}", ts, _cap(text, CAPS["prompt"])])
+            docs.append(["p", f"{prefix}#L{m.line}", ts, text[:CAPS["prompt"]]])
     elif m.kind == "assistant":
         parts = []
         for btype, payload in m.blocks:
             if btype == "text" and isinstance(payload, str):
                 parts.append(payload)
             elif btype == "thinking" and isinstance(payload, dict) and isinstance(payload.get("thinking"), str):
-                parts.append(_cap(payload["thinking"], CAPS["thinking"]))
-        text = _cap("\n".join(p for p in parts if p), CAPS["answer"])
+                parts.append(payload["thinking"][:CAPS["thinking"]])
+        text = "\n".join(p for p in parts if p)[:CAPS["answer"]]
         if text.strip():
             docs.append(["a", f"{prefix}#L{m.line}", ts, text])
         for call in m.calls:
@@ -235,19 +230,6 @@ def _prune_chunks(base: Path, keep: dict[str, set[str]], rendered: set | None) -
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def _usage_of(catalog: Catalog, infos: dict) -> dict:
-    """The session usage reports summed per project and for the home: {"home": report,
-    "projects": {dir: report}, "sessions": {dir: {id: report}}} (a session row carries its own)."""
-    projects: dict[str, dict] = {}
-    sessions: dict[str, dict] = {}
-    for p in catalog.projects:
-        rows = {i.id: i for i in infos.get(p.dir_name, [])}
-        reports = {sid: rows[sid].usage_report for sid in sorted(p.sessions) if sid in rows and rows[sid].usage_report}
-        sessions[p.dir_name] = reports
-        projects[p.dir_name] = merge_reports(reports.values())
-    return {"home": merge_reports(projects.values()), "projects": projects, "sessions": sessions}
-
-
 def _project_script(out: Path, project: Project, title: str, sessions: dict[tuple[str, str], SessionState],
                     rendered: set | None) -> bytes:
     """``search/<project>.js``: the project's sessions and the chunk scripts their updates wrote
@@ -272,18 +254,11 @@ def _project_script(out: Path, project: Project, title: str, sessions: dict[tupl
 
 
 def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
-           only: set | None = None, rendered: set | None = None) -> dict:
+           only: set | None, rendered: set | None) -> None:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
-    manifest; sum the session usage reports (_usage_of). ``sessions`` is the build state's
-    {(project, session id): SessionState}; ``rendered``: the (project, session id) updated by this
-    build: stale scripts are looked for only among theirs (None: among all).
-
-    Per project: ``search/<project>.js`` lists the sessions and their scripts;
-    ``search/<project>/<session>~<transcript>~NNNN-<hash>.js`` holds CHUNK_PAGES closed pages
-    (written once); ``search/<project>/<session>~tail.js`` the rest (both by SessionSearch)."""
-    infos: dict[str, list] = {}
-    for (pdir, _), st in sessions.items():
-        infos.setdefault(pdir, []).append(st.info)
+    manifest. ``sessions`` is the build state's {(project, session id): SessionState};
+    ``rendered``: the (project, session id) updated by this build: stale scripts are looked for
+    only among theirs (None: among all)."""
     manifest = []
     for p in catalog.projects:
         title = titles.get(p.dir_name, p.dir_name)
@@ -295,16 +270,11 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
     # Only what changes when projects come and go: an append must not rewrite it.
     writer.write(search_manifest(), "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
-    return _usage_of(catalog, infos)
 
 
 def remove_project(out: Path, project: str, deleted: list) -> None:
-    """A project gone from the home: its search script (a site file) and its parts (state)."""
-    try:
-        (out / search_project(project)).unlink()
-        deleted.append(str(out / search_project(project)))
-    except FileNotFoundError:
-        pass
+    """A project gone from the home: its search script (a site file) and its chunk scripts."""
+    remove(out / search_project(project), deleted)
     shutil.rmtree(out / search_folder(project), ignore_errors=True)  # its chunk scripts
 
 

@@ -20,7 +20,7 @@ from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, pa
 from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
 from ccreport.site.toolresults import copier
 from ccreport.site.transcript import SessionRun, render_transcript
-from ccreport.site.write import Writer
+from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
 
 
@@ -203,18 +203,3 @@ def remove_stale_pages(folder: Path, last_no: int, deleted: list) -> None:
             except OSError:
                 continue
             deleted.append(str(folder / name))
-
-
-def remove(path: Path, deleted: list) -> None:
-    try:
-        path.unlink()
-        deleted.append(str(path))
-    except FileNotFoundError:
-        pass
-
-
-def rmdir(path: Path) -> None:
-    try:
-        path.rmdir()
-    except OSError:
-        pass

@@ -31,3 +31,19 @@ class Writer:
         atomic_write(path, raw)
         self.written.append(path)
         return True
+
+
+def remove(path: Path, deleted: list) -> None:
+    """Delete a site file, recorded in ``deleted`` (nothing when it is gone already)."""
+    try:
+        path.unlink()
+        deleted.append(str(path))
+    except FileNotFoundError:
+        pass
+
+
+def rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
