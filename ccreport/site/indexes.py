@@ -77,15 +77,11 @@ def write_assets(writer: Writer) -> None:
         writer.write(names[name], data)
 
 
-def _newest_first(p: Project) -> list:
-    return [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
-
-
 def project_title(p: Project, cached: dict | None, sources: dict) -> str:
     """The project's title: the first cwd in its most recent session. Reuses ``cached`` ({"title",
     "seen": [[path, size, mtime_ns], …]}) when the same files, unchanged, would be peeked at in the
     same order; records what it used in ``sources``, so a later run can skip reading them."""
-    order = _newest_first(p)
+    order = [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]  # newest first
     if cached and cached.get("seen"):
         seen = cached["seen"]
         if len(order) >= len(seen) and all([str(t.path), t.size, t.mtime_ns] == want for t, want in zip(order, seen)):

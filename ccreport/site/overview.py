@@ -17,8 +17,7 @@ from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
 
-KIND_ORDER = ("main", "agent", "compaction", "side_question", "prompt_suggestion")
-GROUP_LABELS = {
+GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
     "main": "Main session",
     "agent": "Sub-agents",
     "compaction": "Compaction runs",
@@ -73,10 +72,10 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     rel = session_dir(s.project.dir_name, s.id)
     root = depth_root(rel)
     groups = []
-    for kind in KIND_ORDER:
+    for kind, label in GROUP_LABELS.items():
         rows = [_row(ts, info) for ts in states if ts.summary.kind == kind]
         if rows:
-            groups.append({"label": GROUP_LABELS[kind], "rows": rows})
+            groups.append({"label": label, "rows": rows})
     counts: dict[str, int] = {}
     for ts in states:
         for k, v in (ts.summary.counts or {}).items():

@@ -70,19 +70,19 @@ def _stale(s: Session, t: Transcript, prev: TranscriptState | None, parent: str 
     return None
 
 
-def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> tuple[str, str, int | None]:
-    """Check the written pages when the folder changed since the build: (mode, reason, stamp)."""
+def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> Plan:
+    """Check the written pages when the folder changed since the build."""
     stamp = dir_stamp(folder)
     if stamp is not None and stamp == prev.dir_mtime_ns:
-        return SAME, "unchanged", None
+        return Plan(SAME, "unchanged")
     for no, _, _ in prev.pages[:-1]:
         if not (folder / page_name(no)).exists():
-            return FULL, "a closed page was deleted", None  # only a read from line 1 restores it
+            return Plan(FULL, "a closed page was deleted")  # only a read from line 1 restores it
     if not (folder / page_name(prev.last_page)).exists() or not (folder / LATEST).exists():
-        return GROW, "the last page was deleted", None
+        return Plan(GROW, "the last page was deleted")
     if t.kind == "main" and not (folder / INDEX).exists():
-        return GROW, "the session overview was deleted", None  # written with the main transcript's update
-    return SAME, "unchanged", stamp  # all there: the folder as it is now can be remembered
+        return Plan(GROW, "the session overview was deleted")  # written with the main transcript's update
+    return Plan(SAME, "unchanged", stamp)  # all there: the folder as it is now can be remembered
 
 
 def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, parent: str | None,
@@ -97,20 +97,20 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
             if no < prev.last_page:
                 return Plan(FULL, "a sub-agent link on a closed page changed")
             mode, reason = GROW, "a sub-agent link on the last page changed"
-    disk_mode, disk_reason, stamp = _pages_on_disk(t, prev, out / transcript_dir(s.project.dir_name, s.id, t.id))
-    if disk_mode == FULL:
-        return Plan(FULL, disk_reason)
-    if disk_mode == GROW:
-        mode, reason = GROW, disk_reason
+    disk = _pages_on_disk(t, prev, out / transcript_dir(s.project.dir_name, s.id, t.id))
+    if disk.mode == FULL:
+        return disk
+    if disk.mode == GROW:
+        mode, reason = GROW, disk.reason
     if search.missing_chunks(out, s.project.dir_name, s.id, t.id, prev):
         return Plan(FULL, "a search chunk was deleted")  # its pages' documents are not kept
     if t.size == prev.summary.size and t.mtime_ns == prev.mtime_ns:
-        return Plan(mode, reason, stamp)
+        return Plan(mode, reason, disk.dir_stamp)
     if t.size <= prev.summary.size:
         return Plan(FULL, "shrunk, or rewritten at the same size")
     if head_hash(t.path, prev.head_len) != prev.head:
         return Plan(FULL, "its start changed: a new file under the old name")
-    return Plan(GROW, "grown", stamp)
+    return Plan(GROW, "grown", disk.dir_stamp)
 
 
 def session_plans(s: Session, old: SessionState | None, out: Path) -> tuple[dict[str, Plan], dict]:

@@ -77,7 +77,7 @@ def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
     s, old = job.session, job.old
     pdir = s.project.dir_name
     return SessionRun(
-        session=s, out=job.out, writer=writer, opts=job.opts, project_title=job.project_title,
+        session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
         render_cache=job.render_cache, search=search.SessionSearch(writer, job.out, pdir, s.id),
@@ -89,11 +89,10 @@ def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
 def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: TranscriptState | None,
                        parent: str | None, deleted: list) -> tuple[TranscriptState, TranscriptUsage | None, dict]:
     """Render one transcript as planned (unless its mode is SAME): (state, ledger, documents)."""
-    s, out = run.session, run.out
+    s, out = run.session, run.writer.out
     if mode == SAME:
         return prev, None, (run.kept_docs or {}).get(t.id) or {}
-    done = render_transcript(run, t, parent, resume=prev if mode == GROW else None)
-    st = done.state
+    st, ledger, docs = render_transcript(run, t, parent, resume=prev if mode == GROW else None)
     st.source, st.inode, st.mtime_ns, st.parent_url = rel_source(s, t), t.inode, t.mtime_ns, parent
     st.meta = [t.agent_type, t.description]
     st.head_len = min(HEAD_BYTES, st.offset or 0)
@@ -105,13 +104,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
         # older site in the folder): they would show lines the file no longer has.
         remove_stale_pages(out / folder, st.last_page, deleted)
-    return st, done.ledger, done.docs
-
-
-def _mode(t: Transcript, plan: Plan, prev: TranscriptState | None, parent: str | None) -> str:
-    if t.kind != "main" and plan.mode != FULL and prev and prev.parent_url != parent:
-        return FULL  # the main transcript's re-rendered pages moved the call this agent links to
-    return plan.mode
+    return st, ledger, docs
 
 
 def update_session(job: SessionJob) -> SessionOutcome:
@@ -129,7 +122,9 @@ def update_session(job: SessionJob) -> SessionOutcome:
     for t in s.transcripts:
         prev = prev_ts.get(t.id)
         parent = None if t.kind == "main" else parent_url(s, t, run.agent_calls)
-        modes[t.id] = _mode(t, plans[t.id], prev, parent)
+        modes[t.id] = plans[t.id].mode
+        if t.kind != "main" and prev and prev.parent_url != parent:
+            modes[t.id] = FULL  # the main transcript's re-rendered pages moved the call this agent links to
         new_ts[t.id], ledger, docs[t.id] = _update_transcript(run, t, modes[t.id], prev, parent, deleted)
         if ledger is not None:
             ledgers[t.id] = ledger

@@ -93,9 +93,6 @@ class TranscriptState:
     def last_page(self) -> int:
         return self.pages[-1][0] if self.pages else 0
 
-    def to_json(self) -> dict:
-        return asdict(self)
-
     @classmethod
     def from_json(cls, data: dict) -> "TranscriptState":
         return cls(**dict(_known(cls, data), summary=TranscriptSummary(**_known(TranscriptSummary, data["summary"]))))
@@ -126,7 +123,7 @@ class SessionState:
     def to_json(self) -> dict:
         return {"format": FORMAT, "project": self.project, "id": self.id,
                 "info": asdict(self.info), "agent_calls": self.agent_calls, "ledgers": self.ledgers,
-                "transcripts": {k: t.to_json() for k, t in self.transcripts.items()}}
+                "transcripts": {k: asdict(t) for k, t in self.transcripts.items()}}
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
@@ -149,11 +146,6 @@ def head_hash(path: Path, length: int) -> str | None:
     except OSError:
         return None
     return hashlib.sha256(data).hexdigest() if len(data) == length else None
-
-
-def page_hash(data: str | bytes) -> str:
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    return hashlib.sha256(raw).hexdigest()
 
 
 class State:

@@ -4,8 +4,8 @@ its search documents and usage ledger from the same read. Nothing is held beyond
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import orjson
@@ -22,7 +22,7 @@ from ccreport.render.resources import env
 from ccreport.site import search
 from ccreport.site.chrome import page_args
 from ccreport.site.options import Options
-from ccreport.site.state import TranscriptState, TranscriptSummary, page_hash
+from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
@@ -36,8 +36,7 @@ class SessionRun:
     """What every transcript of one session update shares."""
 
     session: Session
-    out: Path
-    writer: Writer
+    writer: Writer  # into the output folder (writer.out)
     opts: Options
     project_title: str
     blobs: BlobStore
@@ -51,16 +50,6 @@ class SessionRun:
 
 
 @dataclass
-class Rendered:
-    """A transcript after its update: its new state, usage ledger and the search documents of the
-    pages it keeps in memory (page no (str) → documents)."""
-
-    state: TranscriptState
-    ledger: TranscriptUsage
-    docs: dict
-
-
-@dataclass
 class _Pages:
     """One transcript's page writing: its fixed parts, and what the pages collect as they go."""
 
@@ -70,15 +59,8 @@ class _Pages:
     state: TranscriptState
     docs: dict
     keys: set
-    renders: object = None  # rendercache.TranscriptRenders
-
-    @property
-    def rel(self) -> str:
-        return transcript_dir(self.run.session.project.dir_name, self.run.session.id, self.t.id)
-
-
-def _copy(data):
-    return orjson.loads(orjson.dumps(data))
+    renders: object  # rendercache.TranscriptRenders, or None
+    rel: str  # the transcript's folder in the site
 
 
 def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
@@ -108,14 +90,16 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
-    return state, docs, (no, line, offset, _copy(resume.carry_last))
+    return state, docs, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
-def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume: TranscriptState | None) -> Rendered:
+def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
+                      resume: TranscriptState | None) -> tuple[TranscriptState, TranscriptUsage, dict]:
     """Stream one transcript into its pages; ``resume`` (its saved state) starts the read at the
     first byte of its last page with the model state saved there, the earlier pages kept as they
     are. Search and usage come from the same read: each written page's documents, and every entry
-    through the transcript's usage ledger (resumed from the saved one)."""
+    through the transcript's usage ledger (resumed from the saved one). Returns the new state, the
+    ledger and the search documents of the pages kept in memory (page no (str) → documents)."""
     saved = run.kept_ledgers.get(t.id) if resume is not None else None
     # (a saved ledger is continued even when the read restarts at line 1: it counts each API response once)
     ledger = TranscriptUsage(saved) if isinstance(saved, dict) else TranscriptUsage()
@@ -123,7 +107,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume
     state, docs, (start_no, start_line, start_offset, carry) = _start(t, resume, (run.kept_docs or {}).get(t.id) or {})
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
-    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders)
+    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders,
+                   transcript_dir(s.project.dir_name, s.id, t.id))
     builder = Builder(carry)
     try:
         with open(t.path, "rb") as fh:
@@ -143,7 +128,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None, resume
     _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
-    return Rendered(state, ledger, docs)
+    return state, ledger, docs
 
 
 def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) -> Page | None:
@@ -170,17 +155,6 @@ def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> 
     summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]
 
 
-def _heading(pages: _Pages) -> tuple[str, list, str]:
-    s, t, title = pages.run.session, pages.t, pages.run.project_title
-    root = depth_root(pages.rel)
-    heading = f"{title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
-    crumbs = [{"label": title, "url": f"{root}{project_url(s.project.dir_name)}/index.html"},
-              {"label": s.id[:8], "url": f"{root}{session_url(s.project.dir_name, s.id)}/index.html"}]
-    if t.kind != "main":
-        crumbs.append({"label": f"{t.label} {t.id}", "url": None})
-    return heading, crumbs, root
-
-
 def _note_calls(pages: _Pages, page: Page, m) -> None:
     """Record the sub-agents a message's calls name (agent_refs) and, on the main transcript,
     where each call is (agent_calls: the agents' back-links)."""
@@ -201,8 +175,13 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
 
 
 def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: str) -> dict:
-    heading, crumbs, root = _heading(pages)
-    t = pages.t
+    s, t, title = pages.run.session, pages.t, pages.run.project_title
+    root = depth_root(pages.rel)
+    heading = f"{title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
+    crumbs = [{"label": title, "url": f"{root}{project_url(s.project.dir_name)}/index.html"},
+              {"label": s.id[:8], "url": f"{root}{session_url(s.project.dir_name, s.id)}/index.html"}]
+    if t.kind != "main":
+        crumbs.append({"label": f"{t.label} {t.id}", "url": None})
     return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
@@ -235,14 +214,13 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
         _note_calls(pages, page, m)
     body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
     args = _page_template_args(pages, page, lines, pending, body)
-    tmpl = env().get_template("page.html")
-    html = tmpl.render(**args)
+    html = env().get_template("page.html").render(**args)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
     wrote = run.writer.write(page_rel, html)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
-    return page_hash(html)
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()
 
 
 def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: dict) -> None:
