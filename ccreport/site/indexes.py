@@ -1,18 +1,30 @@
 """The site's index pages — the home page (projects) and one page per project (its sessions) — the
-shared assets, and the project titles every heading carries."""
+shared assets, the frame every page shares (page_args) and the project titles every heading carries."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
 from ccreport.render.resources import asset_files, asset_names, env
 from ccreport.render.usage import view as usage_view
-from ccreport.site.chrome import fmt_tokens, page_args
 from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project, peek_field
+
+
+def page_args(root: str, title: str, crumbs: list, page_kind: str) -> dict:
+    """The template arguments of every page's frame: assets, crumbs, the version line."""
+    return {"root": root, "title": title, "crumbs": crumbs, "page_kind": page_kind, "assets": asset_names(),
+            "version": __version__, "source": "Claude Code transcripts", "live": None}
+
+
+def fmt_tokens(u: dict) -> str:
+    """input (with cache reads and writes) / output tokens, as the index rows show them."""
+    inputs = u.get("input_tokens", 0) + u.get("cache_read_input_tokens", 0) + u.get("cache_creation_input_tokens", 0)
+    return f'{inputs:,} / {u.get("output_tokens", 0):,}'
 
 
 def _session_rows(infos: list, reports: dict) -> list[dict]:

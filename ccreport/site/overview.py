@@ -12,7 +12,7 @@ from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
-from ccreport.site.chrome import fmt_tokens, page_args
+from ccreport.site.indexes import fmt_tokens, page_args
 from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session

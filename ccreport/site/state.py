@@ -152,7 +152,6 @@ class State:
     """The state of one output folder, loaded once and kept in memory (watch reuses it)."""
 
     def __init__(self, out: Path):
-        self.out = out
         self.dir = out / STATE_DIR
         self.head: dict = {}
         self.sessions: dict[tuple[str, str], SessionState] = {}  # (project dir, session id) → its state

@@ -20,7 +20,7 @@ from ccreport.render.markup import colours_in_browser
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env
 from ccreport.site import search
-from ccreport.site.chrome import page_args
+from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
