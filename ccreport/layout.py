@@ -1,24 +1,11 @@
-"""Where everything goes in a built site, and the URL of each place: the one module that decides.
+"""Where everything goes in a built site, and the URL of each place: the one module that decides
+(the layout, which must stay stable, is drawn in docs/site.md). It sits below every stage: render
+links pages, site writes them, live parses them back.
 
 Two forms of every place: a *path* (``p/<project dir>/<session id>``, names as they are on disk,
 for writing files) and a *URL* (each name percent-encoded once, for links). Names come from the
 home's file names and may hold ':', '#', '?', '%', quotes or '<': unquoted, "javascript:x" would
 be a script link and "a#b" a broken one.
-
-Site layout (stable: links pasted in a PR must not rot)::
-
-    index.html                                   the projects
-    p/<project>/index.html                       a project's sessions
-    p/<project>/<session>/index.html             a session overview
-    p/<project>/<session>/page-0001.html         the main transcript, paginated (latest.html → last)
-    p/<project>/<session>/agent-<id>/page-….html a sub-agent's (or compaction run's…) transcript
-    p/<project>/<session>/tool-results/<name>    large tool outputs Claude Code saved, copied
-    blobs/<sha256>.<ext>                         images and documents, written once
-    assets/<name>.<hash>.<ext>                   shared CSS/JS
-    search/…                                     the search scripts (site/search.py)
-    .ccreport/                                   the incremental state (site/state.py)
-
-It sits below every stage (render links pages, site writes them, live parses them back).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The archive build: home → catalog → per-session pages → indexes.
-
-Sessions are independent, so they are spread over worker processes (``jobs``); each worker
-streams its transcripts page by page (site/transcript.py) and returns a small SessionOutcome that
-the indexes are made from. Nothing of a transcript is held beyond its open page. Incremental:
-only what changed since the state in out/.ccreport is read and written (site/state.py, plan.py).
+"""The archive build: home → catalog → per-session pages (in worker processes) → indexes, reading
+and writing only what changed since the state in out/.ccreport (the rules: docs/site.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """What an incremental build must do for each transcript, decided from the saved state and a few
-stats: nothing, resume at its last page, or render it from line 1, and why.
-
-Nothing here writes or changes the saved state: a plan that saw every page of a transcript on disk
-returns the folder stamp it saw (``Plan.dir_stamp``), and the caller decides to remember it.
+stats: nothing, resume at its last page, or render it from line 1, and why (docs/site.md). Nothing
+here writes the saved state: the caller decides to remember a folder stamp a plan saw.
 """
 
 from __future__ import annotations

@@ -176,9 +176,7 @@ class SessionSearch:
         self.writer.write(trel, _chunk_script(trel, self.session_id, tail, keys))
 
 
-# Closed pages per chunk script. A transcript's closed pages never change, so each full group of
-# CHUNK_PAGES of them is written once, under a name made from its pages' HTML hashes; the pages
-# still open go in the session's small tail script, the only one an append rewrites.
+# Closed pages per chunk script, written once under a name made from their HTML hashes (docs/search.md).
 CHUNK_PAGES = 20
 CHUNK_FORMAT = "1"  # part of every chunk name: a new chunk layout gets new names, not stale files
 
