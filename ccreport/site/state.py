@@ -3,7 +3,7 @@
 All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
 format is rebuilt whole)::
 
-    out/.ccreport/state.json             {"format": 6, "ccreport": version, "fingerprint": of
+    out/.ccreport/state.json             {"format": 5, "ccreport": version, "fingerprint": of
                                           templates, assets and code, "options": render_options(),
                                           "titles": {project dir: title in its headings},
                                           "title_sources": {project dir: {"title", "seen": [[path,
@@ -28,7 +28,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-FORMAT = 6  # 6: fields nobody read dropped; 5: typed session state (nested summary); 4: usage ledgers
+FORMAT = 5  # 5: typed session state (nested summary); 4: usage ledgers in the session file
 HEAD_BYTES = 64 * 1024
 
 
