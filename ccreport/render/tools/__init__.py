@@ -2,7 +2,9 @@
 
 A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; a result of None
 is rendered the generic way (its text, conventions recognised); a tool without a view gets a
-key/value table of its input. Shapes: FORMAT.md §6–§7; views: one module per tool family.
+key/value table of its input. A summary's words are ``summary_text(call)``: the views put them in
+markup, the Markdown export uses them as they are. Shapes: FORMAT.md §6–§7; views: one module per
+tool family.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short
+from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short, tool_summary
 from ccreport.render.tools.files import v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
@@ -55,13 +57,22 @@ def view_for(name: str):
     return VIEWS.get(name) or (v_mcp if name.startswith("mcp__") else None)
 
 
-def _generic_summary(call) -> str:
+def summary_text(call) -> str:
+    """A call's summary as plain text: its view's words, else (as the page falls back) its first telling input value."""
+    return tool_summary(call) or _generic_text(call)
+
+
+def _generic_text(call) -> str:
     inp = input_of(call)
     for key in ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "subject", "taskId"):
         if isinstance(inp.get(key), (str, int)) and inp[key] != "":
-            return f"<code>{esc(short(as_str(inp[key])))}</code>"
-    first = next((v for v in inp.values() if isinstance(v, str) and v), "")
-    return f"<code>{esc(short(first))}</code>" if first else ""
+            return as_str(inp[key])
+    return next((v for v in inp.values() if isinstance(v, str) and v), "")
+
+
+def _generic_summary(call) -> str:
+    text = _generic_text(call)
+    return f"<code>{esc(short(text))}</code>" if text else ""
 
 
 def tool_label(name: str) -> str:
