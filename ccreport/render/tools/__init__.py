@@ -25,7 +25,6 @@ from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_updat
 
 
 def v_mcp(call, ctx):
-    summary = _generic_summary(call)
     body = kv_table(call.input)
     res = None
     t = (ok_text(call) or "").strip()
@@ -37,7 +36,7 @@ def v_mcp(call, ctx):
             obj = None
         if isinstance(obj, (dict, list)) and obj:
             res = kv_value(obj)
-    return summary, body, res
+    return "", body, res  # the summary: the generic one
 
 
 # Grouped by tool family (the module the views live in).
@@ -70,11 +69,6 @@ def _generic_text(call) -> str:
     return next((v for v in inp.values() if isinstance(v, str) and v), "")
 
 
-def _generic_summary(call) -> str:
-    text = _generic_text(call)
-    return f"<code>{esc(short(text))}</code>" if text else ""
-
-
 def tool_label(name: str) -> str:
     m = re.match(r"^mcp__(.+?)__(.+)$", name)
     if m:
@@ -86,7 +80,8 @@ def render_call(call, ctx) -> str:
     view = view_for(call.name)
     summary, body, res_html = (view(call, ctx) if view else (None, None, None))
     if not summary:
-        summary = _generic_summary(call)
+        text = _generic_text(call)
+        summary = f"<code>{esc(short(text))}</code>" if text else ""
     if body is None:
         body = kv_table(call.input)
     elif view is not None and call.input is not None and not isinstance(call.input, dict):
