@@ -14,7 +14,8 @@ from ccreport.model.messages import NOT_TYPED, Message, ToolCall
 from ccreport.render.codelang import fence_language
 from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
-from ccreport.render.tools.base import extra_of, input_of, short
+from ccreport.render.tools import summary_text
+from ccreport.render.tools.base import extra_of, short
 from ccreport.render.tools.code import diff_lines
 from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
@@ -65,15 +66,6 @@ def _media_note(b: dict) -> str:
     if isinstance(src.get("data"), str):
         size = ", " + human_size(len(src["data"]) * 3 // 4)
     return f"*[{html.escape(_s(b.get('type')))}: {html.escape(media)}{size} — not included in Markdown]*\n\n"
-
-
-def _call_summary(call: ToolCall) -> str:
-    inp = input_of(call)
-    keys = ("command", "file_path", "path", "pattern", "url", "query", "prompt", "skill")
-    for key in ("description",) + keys if call.name in ("Task", "Agent") else keys:
-        if isinstance(inp.get(key), str) and inp[key].strip():
-            return f"{call.name}: {inp[key]}"
-    return call.name
 
 
 def _call_input(call: ToolCall) -> list:
@@ -187,7 +179,8 @@ class MdRenderer:
         aid = extra_of(call).get("agentId")
         if isinstance(aid, str) and aid in self.agent_links:
             items.append(Raw(f"[Sub-agent transcript {html.escape(aid)} →]({self.agent_links[aid]})\n\n"))
-        summary = _call_summary(call) + (" — error" if r is not None and r.is_error else "")
+        text = summary_text(call)
+        summary = (f"{call.name}: {text}" if text.strip() else call.name) + (" — error" if r is not None and r.is_error else "")
         return Block(items, summary)
 
     def _result(self, m: Message):

@@ -2,7 +2,9 @@
 
 A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; a result of None
 is rendered the generic way (its text, conventions recognised); a tool without a view gets a
-key/value table of its input. Shapes: FORMAT.md §6–§7; views: one module per tool family.
+key/value table of its input. A summary's words are ``summary_text(call)``: the views put them in
+markup, the Markdown export uses them as they are. Shapes: FORMAT.md §6–§7; views: one module per
+tool family.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short
+from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short, tool_summary
 from ccreport.render.tools.files import v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
@@ -23,7 +25,6 @@ from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_updat
 
 
 def v_mcp(call, ctx):
-    summary = _generic_summary(call)
     body = kv_table(call.input)
     res = None
     t = (ok_text(call) or "").strip()
@@ -35,7 +36,7 @@ def v_mcp(call, ctx):
             obj = None
         if isinstance(obj, (dict, list)) and obj:
             res = kv_value(obj)
-    return summary, body, res
+    return "", body, res  # the summary: the generic one
 
 
 # Grouped by tool family (the module the views live in).
@@ -55,13 +56,17 @@ def view_for(name: str):
     return VIEWS.get(name) or (v_mcp if name.startswith("mcp__") else None)
 
 
-def _generic_summary(call) -> str:
+def summary_text(call) -> str:
+    """A call's summary as plain text: its view's words, else (as the page falls back) its first telling input value."""
+    return tool_summary(call) or _generic_text(call)
+
+
+def _generic_text(call) -> str:
     inp = input_of(call)
     for key in ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "subject", "taskId"):
         if isinstance(inp.get(key), (str, int)) and inp[key] != "":
-            return f"<code>{esc(short(as_str(inp[key])))}</code>"
-    first = next((v for v in inp.values() if isinstance(v, str) and v), "")
-    return f"<code>{esc(short(first))}</code>" if first else ""
+            return as_str(inp[key])
+    return next((v for v in inp.values() if isinstance(v, str) and v), "")
 
 
 def tool_label(name: str) -> str:
@@ -75,7 +80,8 @@ def render_call(call, ctx) -> str:
     view = view_for(call.name)
     summary, body, res_html = (view(call, ctx) if view else (None, None, None))
     if not summary:
-        summary = _generic_summary(call)
+        text = _generic_text(call)
+        summary = f"<code>{esc(short(text))}</code>" if text else ""
     if body is None:
         body = kv_table(call.input)
     elif view is not None and call.input is not None and not isinstance(call.input, dict):

@@ -6,8 +6,8 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import (as_str, chip_line, extra_of, generic_result, input_of, path_html, plural, rest_table,
-                                        result_text, short, text_only)
+from ccreport.render.tools.base import (as_str, chip_line, extra_of, generic_result, input_of, path_html, plural, questions,
+                                        rest_table, result_text, short, text_only, tool_summary)
 
 
 _AGENT_TRAILER = re.compile(r"\n*agentId: (\S+)[^\n]*(?:\n[\w]+: [^\n]*)*\s*(?:<usage>(.*?)</usage>)?\s*$", re.S)
@@ -16,9 +16,8 @@ _AGENT_TRAILER = re.compile(r"\n*agentId: (\S+)[^\n]*(?:\n[\w]+: [^\n]*)*\s*(?:<
 def v_task(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    desc = as_str(inp.get("description") or x.get("description"))
     atype = as_str(inp.get("subagent_type") or x.get("agentType"))
-    summary = esc(short(desc, 100)) + (f' <span class="chip">{esc(atype)}</span>' if atype else "")
+    summary = esc(short(tool_summary(call), 100)) + (f' <span class="chip">{esc(atype)}</span>' if atype else "")
     if inp.get("name"):
         summary += f' <span class="dim">as {esc(inp["name"])}</span>'
     prompt = as_str(inp.get("prompt"))
@@ -77,11 +76,12 @@ def _agent_result(call, x: dict, ctx) -> str:
 def v_ask(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    qs = inp.get("questions") if isinstance(inp.get("questions"), list) else x.get("questions")
+    qs = questions(inp, x)
     answers = x.get("answers") if isinstance(x.get("answers"), dict) else {}
+    summary = esc(short(tool_summary(call), 120))
     if not isinstance(qs, list):
         q = as_str(inp.get("question"))
-        return esc(short(q, 120)), f'<div class="md">{markdown(q)}</div>' if q else kv_table(inp), None
+        return summary, f'<div class="md">{markdown(q)}</div>' if q else kv_table(inp), None
     out = []
     for q in qs:
         if not isinstance(q, dict):
@@ -101,7 +101,6 @@ def v_ask(call, ctx):
         head = f'<span class="chip">{esc(q["header"])}</span> ' if q.get("header") else ""
         multi = ' <span class="dim">(several allowed)</span>' if q.get("multiSelect") else ""
         out.append(f'<li class="question"><p>{head}{esc(text)}{multi}</p><ul class="opts">{"".join(opts)}</ul>{other}</li>')
-    summary = esc(short(as_str(qs[0].get("question")) if qs and isinstance(qs[0], dict) else "", 120))
     if len(qs) > 1:
         summary += f' <span class="dim">+{len(qs) - 1} more</span>'
     res = None
@@ -116,8 +115,7 @@ def v_plan(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
     plan = as_str(inp.get("plan") or x.get("plan"))
-    first = next((ln.lstrip("# ").strip() for ln in plan.split("\n") if ln.strip()), "")
-    summary = esc(short(first, 120))
+    summary = esc(short(tool_summary(call), 120))
     body = f'<div class="md plan">{markdown(plan)}</div>' if plan else kv_table(inp)
     if x.get("filePath"):
         body += f'<p class="dim">Saved to {path_html(as_str(x["filePath"]))}</p>'
@@ -127,8 +125,7 @@ def v_plan(call, ctx):
 def v_skill(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    name = as_str(inp.get("skill") or inp.get("command") or x.get("commandName"))
-    summary = f'<span class="cmd">{esc(name)}</span>' + (f' <code>{esc(short(as_str(inp.get("args")), 100))}</code>' if inp.get("args") else "")
+    summary = f'<span class="cmd">{esc(tool_summary(call))}</span>' + (f' <code>{esc(short(as_str(inp.get("args")), 100))}</code>' if inp.get("args") else "")
     body = rest_table(inp, ("skill", "command", "args"))
     if isinstance(x.get("allowedTools"), list) and x["allowedTools"]:
         body += '<p class="dim">allowed tools: ' + " ".join(f'<span class="chip">{esc(t)}</span>' for t in x["allowedTools"]) + "</p>"
@@ -138,7 +135,7 @@ def v_skill(call, ctx):
 def v_send_message(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    to = as_str(inp.get("to") or inp.get("recipient"))
+    to = tool_summary(call)
     summary = (f'to <b>{esc(to)}</b>' if to else "") + (f' <span class="dim">— {esc(short(as_str(inp.get("summary")), 100))}</span>' if inp.get("summary") else "")
     msg = as_str(inp.get("message") or inp.get("content"))
     body = f'<div class="md">{markdown(msg)}</div>' if msg else ""

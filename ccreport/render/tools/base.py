@@ -91,3 +91,55 @@ def chips(obj: dict, spec) -> list[str]:
 def chip_line(bits: list[str]) -> str:
     """Facts about a result (size, time, counts) as a line of chips ('' when there are none)."""
     return f'<p class="rinfo">{" ".join(f"<span class=chip>{b}</span>" for b in bits)}</p>' if bits else ""
+
+
+# --- what a summary line says -------------------------------------------------------------------
+def in_progress(inp: dict) -> dict:
+    """The TodoWrite item in progress ({} when none is)."""
+    todos = inp.get("todos") if isinstance(inp.get("todos"), list) else []
+    return next((t for t in todos if isinstance(t, dict) and t.get("status") == "in_progress"), {})
+
+
+def questions(inp: dict, x: dict):
+    """The questions of an AskUserQuestion call (a list, or what stands in their place)."""
+    return inp.get("questions") if isinstance(inp.get("questions"), list) else x.get("questions")
+
+
+def _first_question(inp: dict, x: dict):
+    qs = questions(inp, x)
+    if not isinstance(qs, list):
+        return inp.get("question")
+    return qs[0].get("question") if qs and isinstance(qs[0], dict) else ""
+
+
+def _dict_at(x: dict, key: str) -> dict:
+    return x[key] if isinstance(x.get(key), dict) else {}
+
+
+# The words of each view's summary line, from its input and structured result (read as text): the views
+# put them in markup (the chips, counts and statuses around them are theirs), the Markdown export as they are.
+_SUMMARIES = {name: words for names, words in (
+    ("Bash PowerShell", lambda inp, x: inp.get("command")),
+    ("BashOutput", lambda inp, x: inp.get("bash_id") or inp.get("shell_id") or x.get("shellId")),
+    ("Read", lambda inp, x: inp.get("file_path") or inp.get("path") or inp.get("notebook_path")
+     or _dict_at(x, "file").get("filePath")),
+    ("Edit MultiEdit Write", lambda inp, x: inp.get("file_path") or x.get("filePath")),
+    ("Grep Glob LS", lambda inp, x: inp.get("pattern")),
+    ("ToolSearch WebSearch", lambda inp, x: inp.get("query") or x.get("query")),
+    ("WebFetch", lambda inp, x: inp.get("url") or x.get("url")),
+    ("TodoWrite", lambda inp, x: in_progress(inp).get("activeForm") or in_progress(inp).get("content")),
+    ("TaskCreate", lambda inp, x: inp.get("subject") or _dict_at(x, "task").get("subject")),
+    ("TaskUpdate", lambda inp, x: "#" + as_str(inp.get("taskId") or x.get("taskId"))),
+    ("Task Agent", lambda inp, x: inp.get("description") or x.get("description")),
+    ("AskUserQuestion", _first_question),
+    ("ExitPlanMode exit_plan_mode", lambda inp, x: next(
+        (ln.lstrip("# ").strip() for ln in as_str(inp.get("plan") or x.get("plan")).split("\n") if ln.strip()), "")),
+    ("Skill", lambda inp, x: inp.get("skill") or inp.get("command") or x.get("commandName")),
+    ("SendMessage", lambda inp, x: inp.get("to") or inp.get("recipient")),
+) for name in names.split()}
+
+
+def tool_summary(call) -> str:
+    """What the summary line of the call's tool view says, as plain text ('' for a tool without a view)."""
+    words = _SUMMARIES.get(call.name)
+    return as_str(words(input_of(call), extra_of(call))) if words else ""

@@ -7,7 +7,8 @@ import re
 from ccreport.render.blocks import image_html
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size
-from ccreport.render.tools.base import as_str, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text, text_only
+from ccreport.render.tools.base import (as_str, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text, text_only,
+                                        tool_summary)
 from ccreport.render.tools.code import diff_html, diff_lines, diff_stat, numbered, parse_numbered, patch_lines
 
 
@@ -15,7 +16,7 @@ def v_read(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
     f = x.get("file") if isinstance(x.get("file"), dict) else {}
-    path = as_str(inp.get("file_path") or inp.get("path") or inp.get("notebook_path") or f.get("filePath"))
+    path = tool_summary(call)
     rng = ""
     if isinstance(f.get("startLine"), int) and isinstance(f.get("numLines"), int) and x.get("type") == "text":
         end = f["startLine"] + max(f["numLines"] - 1, 0)
@@ -51,7 +52,7 @@ def v_read(call, ctx):
 def v_edit(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    path = as_str(inp.get("file_path") or x.get("filePath"))
+    path = tool_summary(call)
     lines = patch_lines(x.get("structuredPatch"))
     if lines is None:
         if isinstance(inp.get("edits"), list):
@@ -93,7 +94,7 @@ def _snippet_result(call, path: str, ctx) -> str | None:
 def v_write(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    path = as_str(inp.get("file_path") or x.get("filePath"))
+    path = tool_summary(call)
     content = as_str(inp.get("content"))
     n = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     kind = {"create": "new file", "update": "overwritten"}.get(as_str(x.get("type")), "")

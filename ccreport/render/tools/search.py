@@ -10,11 +10,11 @@ import orjson
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size, markdown, pre
 from ccreport.render.tools.base import (as_str, chip_line, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text,
-                                        short)
+                                        short, tool_summary)
 
 
-def _search_summary(inp: dict) -> str:
-    pat = as_str(inp.get("pattern"))
+def _search_summary(call, inp: dict) -> str:
+    pat = tool_summary(call)
     path = as_str(inp.get("path"))
     bits = []
     for k in ("glob", "type", "output_mode", "-i", "-n", "multiline", "head_limit", "ignore"):
@@ -34,7 +34,7 @@ def _file_list(names: list[str], total, truncated: bool, ctx) -> str:
 def v_search(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    summary = _search_summary(inp)
+    summary = _search_summary(call, inp)
     res = None
     r = call.result
     if r is not None and not r.is_error:
@@ -61,8 +61,7 @@ def v_search(call, ctx):
 def v_tool_search(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    q = as_str(inp.get("query") or x.get("query"))
-    summary = f"<code>{esc(short(q, 120))}</code>"
+    summary = f"<code>{esc(short(tool_summary(call), 120))}</code>"
     res = None
     r = call.result
     if r is not None and not r.is_error:
@@ -81,7 +80,7 @@ def v_tool_search(call, ctx):
 def v_web_fetch(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    url = as_str(inp.get("url") or x.get("url"))
+    url = tool_summary(call)
     summary = f'<code>{esc(short(url, 120))}</code>'
     prompt = as_str(inp.get("prompt"))
     link = f'<p><a href="{esc(url)}" rel="noreferrer">{esc(url)}</a></p>' if re.match(r"^https?://", url) else ""
@@ -107,8 +106,7 @@ _LINKS = re.compile(r"^Links: (\[.*\])$", re.M)
 def v_web_search(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    q = as_str(inp.get("query") or x.get("query"))
-    summary = f"<code>{esc(short(q, 140))}</code>"
+    summary = f"<code>{esc(short(tool_summary(call), 140))}</code>"
     for k in ("allowed_domains", "blocked_domains"):
         if inp.get(k):
             summary += f' <span class="dim">{esc(k.split("_")[0])}: {esc(", ".join(map(as_str, inp[k])))}</span>'

@@ -6,7 +6,7 @@ import re
 
 from ccreport.render.conventions import output_text, tag_text
 from ccreport.render.markup import esc, highlight, source_fold
-from ccreport.render.tools.base import as_str, chips, extra_of, input_of, result_text, short
+from ccreport.render.tools.base import as_str, chips, extra_of, input_of, result_text, short, tool_summary
 
 
 # Chips for what a call asked for and for how it ran: (key, label with {} for the value, warning?).
@@ -19,7 +19,7 @@ _WHAT_CAME = (("status", "{}", False), ("isImage", "image output", False))
 
 def v_bash(call, ctx):
     inp = input_of(call)
-    cmd = as_str(inp.get("command"))
+    cmd = tool_summary(call)
     desc = as_str(inp.get("description"))
     summary = f'<code class="cmdline">{esc(short(cmd))}</code>' + (f' <span class="dim">— {esc(short(desc, 100))}</span>' if desc else "")
     flags = chips(inp, _FLAGS)
@@ -60,9 +60,8 @@ def _shell_result(call, ctx) -> str | None:
 def v_bash_output(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    sid = as_str(inp.get("bash_id") or inp.get("shell_id") or x.get("shellId"))
     cmd = as_str(x.get("command"))
-    summary = f'shell <code>{esc(sid)}</code>' + (f' <code class="cmdline">{esc(short(cmd, 100))}</code>' if cmd else "")
+    summary = f'shell <code>{esc(tool_summary(call))}</code>' + (f' <code class="cmdline">{esc(short(cmd, 100))}</code>' if cmd else "")
     if inp.get("filter"):
         summary += f' <span class="dim">filter {esc(short(inp["filter"], 60))}</span>'
     res = _shell_result(call, ctx)

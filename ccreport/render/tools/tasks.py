@@ -6,7 +6,8 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import as_str, extra_of, input_of, rest_table, result_text, short, small_result
+from ccreport.render.tools.base import (as_str, extra_of, in_progress, input_of, rest_table, result_text, short, small_result,
+                                        tool_summary)
 
 
 STATUS_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐", "deleted": "☒", "cancelled": "☒"}
@@ -45,9 +46,8 @@ def v_todo(call, ctx):
     if not isinstance(todos, list):
         return "", kv_table(inp), None
     html, done, n = checklist(todos)
-    active = next((t for t in todos if isinstance(t, dict) and t.get("status") == "in_progress"), None)
     summary = f'<span class="dim">{done}/{n} done</span>' + (
-        f' ◐ {esc(short(as_str(active.get("activeForm") or active.get("content")), 100))}' if active else "")
+        f' ◐ {esc(short(tool_summary(call), 100))}' if in_progress(inp) else "")
     return summary, html, small_result(call, ctx)
 
 
@@ -55,7 +55,7 @@ def v_task_create(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
     task = x.get("task") if isinstance(x.get("task"), dict) else {}
-    subject = as_str(inp.get("subject") or task.get("subject"))
+    subject = tool_summary(call)
     tid = task.get("id")
     summary = (f"#{esc(tid)} " if tid is not None else "") + esc(short(subject, 120))
     item = _todo_item((f"#{as_str(tid)} " if tid is not None else "") + subject, "pending")
@@ -67,10 +67,9 @@ def v_task_create(call, ctx):
 def v_task_update(call, ctx):
     inp = input_of(call)
     x = extra_of(call)
-    tid = as_str(inp.get("taskId") or x.get("taskId"))
     ch = x.get("statusChange") if isinstance(x.get("statusChange"), dict) else {}
     st = as_str(inp.get("status") or ch.get("to"))
-    summary = f"#{esc(tid)}"
+    summary = esc(tool_summary(call))
     if ch:
         summary += (f' <span class="tstatus">{esc(as_str(ch.get("from")).replace("_", " "))}</span> → '
                     f'{STATUS_MARK.get(as_str(ch.get("to")), "")} <span class="tstatus">{esc(as_str(ch.get("to")).replace("_", " "))}</span>')
