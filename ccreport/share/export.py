@@ -51,11 +51,9 @@ class TranscriptInfo:
 def _entries(t: Transcript, redactor: Redactor | None):
     with open(t.path, "rb") as fh:
         for e in Reader(fh):
-            if redactor is not None:
-                if e.obj is not None:
-                    e.obj = redactor.value(e.obj)
-                if e.raw:
-                    e.raw = redactor.text(e.raw)
+            if redactor is not None:  # (None and "" come back as they went in)
+                e.obj = redactor.value(e.obj)
+                e.raw = redactor.text(e.raw)
             yield e
 
 

@@ -68,7 +68,10 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
         for i, t in enumerate(agents, 1):
             name, desc = ex.agent_heading(t)
             if link:
-                ainfo = _export_agent_file(ex, t, out)
+                with tempfile.TemporaryFile("w+", encoding="utf-8") as agent_body:
+                    ainfo = _messages(ex, t, agent_body)
+                    _write_document(ex, out.with_name(ex.agent_links[t.id]), agent_body, ainfo, [],
+                                    f"{name} · {ex.title(ainfo)}", back=out.name)
             else:
                 body.write(f'<section class="agent-transcript" id="agent-{esc(t.id)}"><h2>{esc(name)}</h2>'
                            + (f'<p class="sub">{esc(desc)}</p>' if desc else "") + '<div class="messages">\n')
@@ -78,14 +81,6 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
                                "messages": f"{ainfo.shown:,}"})
         _write_document(ex, out, body, info, agent_rows, ex.title(info))
     return [out] + [out.with_name(ex.agent_links[t.id]) for t in agents if link]
-
-
-def _export_agent_file(ex: Export, t: Transcript, parent: Path) -> TranscriptInfo:
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        info = _messages(ex, t, body)
-        title = f"{ex.agent_heading(t)[0]} · {ex.title(info)}"
-        _write_document(ex, parent.with_name(ex.agent_links[t.id]), body, info, [], title, back=parent.name)
-    return info
 
 
 def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_rows: list, title: str,
