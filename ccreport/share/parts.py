@@ -57,10 +57,7 @@ class Block:
 
     def pieces(self, limit: int) -> list[str]:
         """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
-        out = []
-        for i in self.items:
-            out.extend(_item_pieces(i, limit))
-        return out
+        return [piece for item in self.items for piece in _item_pieces(item, limit)]
 
 
 def _item_pieces(i, limit: int) -> list[str]:
@@ -111,16 +108,14 @@ class Packer:
         # Too big for any part: cut it, reopening its fold after every cut.
         o_first, o_cont, close = block._open(False), block._open(True), block._close()
         room = self.budget - max(len(o_first), len(o_cont)) - len(close)
-        pieces = block.pieces(room)
         open_ = o_first
         group: list[str] = []
         glen = 0
-        for p in pieces:
-            if group and self.size + len(open_) + glen + len(p) + len(close) > self.budget:
-                self._append(open_ + "".join(group) + close)
-                open_, group, glen = o_cont, [], 0
-                self._flush()
-            elif not group and self.size + len(open_) + len(p) + len(close) > self.budget:
+        for p in block.pieces(room):
+            if self.size + len(open_) + glen + len(p) + len(close) > self.budget:
+                if group:
+                    self._append(open_ + "".join(group) + close)
+                    open_, group, glen = o_cont, [], 0
                 self._flush()
             group.append(p)
             glen += len(p)
@@ -139,27 +134,25 @@ class Sink:
     def __init__(self, out: Path | None, stream):
         self.out, self.stream = out, stream
         self.header = None  # the packer's part header, set once the packer exists
-        self.first: str | None = None
+        self.first: str | None = None  # part 1, held until we know whether a part 2 follows
         self.files: list[Path] = []
 
-    def part_path(self, no: int) -> Path:
-        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md")
+    def part_path(self, no: int) -> Path | None:
+        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md") if self.out else None
 
     def emit(self, no: int, text: str, last: bool = False):
         if no == 1 and last:  # the whole document fits: no part header, no numbered file
-            self._write(self.out, text, first=True)
-            return
-        if no == 1:
+            self._write(no, self.out, text)
+        elif no == 1:
             self.first = text
-            return
-        if self.first is not None:
-            self._write(self.part_path(1) if self.out else None, self.header(1) + self.first, first=True)
-            self.first = None
-        self._write(self.part_path(no) if self.out else None, self.header(no) + text, first=False)
+        else:
+            if no == 2:
+                self._write(1, self.part_path(1), self.header(1) + self.first)
+            self._write(no, self.part_path(no), self.header(no) + text)
 
-    def _write(self, path: Path | None, text: str, first: bool):
+    def _write(self, no: int, path: Path | None, text: str):
         if path is None:
-            if not first:
+            if no > 1:
                 self.stream.write("\n" + PART_MARKER + "\n\n")
             self.stream.write(text)
             return
