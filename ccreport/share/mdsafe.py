@@ -12,13 +12,6 @@ from markdown_it import MarkdownIt
 _md = MarkdownIt("commonmark")  # html on: we want to find what GitHub would treat as HTML
 _CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 _BACKTICKS = re.compile(r"`+")
-# Rounds of "escape what the parser calls HTML, parse again" before escaping every '<'.
-MAX_ROUNDS = 40
-
-
-def fence_for(text: str) -> str:
-    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _html_tokens(tokens):
@@ -35,7 +28,7 @@ def escape_html(text: str) -> str:
     """``text`` with every '<' that CommonMark would read as the start of HTML made literal."""
     if "<" not in text:
         return text
-    for _ in range(MAX_ROUNDS):
+    for _ in range(40):  # rounds of "escape what the parser calls HTML, parse again" before escaping every '<'
         tokens = _md.parse(text)
         found = list(_html_tokens(tokens))
         if not found:
@@ -104,9 +97,6 @@ def normalise(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
 
 
-LIST_END = "<!-- end of list -->"
-
-
 def end_list(md: str) -> str:
     """Prose that ends in a list would take the next block's indented lines into its last item,
     where they parse differently from how they were checked alone (a 4-space-indented tag is code
@@ -116,7 +106,7 @@ def end_list(md: str) -> str:
         if t.level == 0:
             last = t.type
     if last in ("bullet_list_close", "ordered_list_close"):
-        return md.rstrip("\n") + "\n\n" + LIST_END + "\n"
+        return md.rstrip("\n") + "\n\n<!-- end of list -->\n"
     return md
 
 
@@ -125,15 +115,12 @@ def prose(text: str) -> str:
     return end_list(close_fences(escape_html(normalise(text))))
 
 
-def quote(md: str) -> str:
-    return "\n".join(("> " + ln) if ln.strip() else ">" for ln in md.rstrip("\n").split("\n")) + "\n"
-
-
 def quoted_prose(text: str) -> str:
     """Prose as a blockquote. Escaped after quoting: the '> ' prefix changes how a line parses
     (a tab-indented '<tag>' is code at top level but HTML inside a quote). A fence left open
     inside the quote ends with the quote."""
-    return escape_html(quote(normalise(text)))
+    lines = normalise(text).rstrip("\n").split("\n")
+    return escape_html("\n".join(("> " + ln) if ln.strip() else ">" for ln in lines) + "\n")
 
 
 def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
@@ -250,9 +237,11 @@ def _split_chars(line: str, frame, limit: int) -> list[str]:
     return out
 
 
-def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: str = "") -> list[str]:
-    """``label`` + a fenced block of ``text``, cut between lines into pieces of at most ``limit``."""
-    fence = fence_for(text)
+def code_pieces(text: str, lang: str, limit: int, label: str, cont_label: str) -> list[str]:
+    """``label`` + a fenced block of ``text``, cut between lines into pieces of at most ``limit`` (the
+    pieces after the first labelled ``cont_label``)."""
+    longest_run = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest_run + 1)  # longer than any backtick run inside: nothing inside can end it
 
     def frame(chunk: str, lab: str) -> str:
         body = chunk if chunk.endswith("\n") else chunk + "\n"
@@ -261,8 +250,7 @@ def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: s
     whole = frame(text, label)
     if len(whole) <= limit:
         return [whole]
-    lab = cont_label or label
-    overhead = len(frame("", lab)) + 1
+    overhead = len(frame("", cont_label)) + 1
     room = limit - overhead
     if room < 16:
         raise ValueError("limit too small for a fenced block")
@@ -281,4 +269,4 @@ def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: s
         buf += ln
     if buf or not chunks:
         chunks.append(buf)
-    return [frame(chunk, label if i == 0 else lab) for i, chunk in enumerate(chunks)]
+    return [frame(chunk, label if i == 0 else cont_label) for i, chunk in enumerate(chunks)]
