@@ -55,8 +55,10 @@ def _rules() -> list[tuple[str, re.Pattern, int]]:
     return r
 
 
-def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
+def _home_rules(extra_homes: list[str] | None) -> list[tuple[re.Pattern, tuple]]:
     """(pattern, literal triggers — one must be in the string for the pattern to be tried)."""
+    if extra_homes is None:  # this user's
+        extra_homes = sorted({str(Path.home()), os.environ.get("HOME") or str(Path.home())}, key=len, reverse=True)
     pats = [
         (r"/Users/[^/\s\"'\\:<>]+", ("/Users/",)),
         (r"/home/[^/\s\"'\\:<>]+", ("/home/",)),
@@ -65,7 +67,7 @@ def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
         (r"(?<![\w-])-(?:Users|home)-[A-Za-z0-9_.]+(?=-|\b)", ("-Users-", "-home-")),
     ]
     for h in extra_homes:
-        if h and h not in ("/", "~") and len(h) > 1:
+        if len(h) > 1:  # not "", "/" or "~"
             h = h.rstrip("/")
             pats.insert(0, (re.escape(h) + r"(?![\w.-])", (h,)))
     return [(re.compile(p), t) for p, t in pats]
@@ -83,7 +85,7 @@ class Redactor:
         self._rules = _rules()
         for i, p in enumerate(self.patterns):
             self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
-        self._homes = _home_rules(self.homes if self.homes is not None else current_homes())
+        self._homes = _home_rules(self.homes)
 
     # --- strings --------------------------------------------------------------------------------
     def text(self, s: str) -> str:
@@ -148,10 +150,3 @@ def compile_patterns(patterns) -> list[str]:
             # It would "redact" the empty string between every two characters.
             raise ValueError(f"--redact-pattern {p!r} matches the empty string")
     return list(patterns)
-
-
-def current_homes() -> list[str]:
-    homes = {str(Path.home())}
-    if os.environ.get("HOME"):
-        homes.add(os.environ["HOME"])
-    return sorted(homes, key=len, reverse=True)
