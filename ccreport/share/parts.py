@@ -13,9 +13,6 @@ from ccreport.share.export import write_text
 from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 
 PART_MARKER = "<!-- ccreport: part break -->"
-# Room kept at the top of every part for its "part N" line.
-HEADER_RESERVE = 200
-SUMMARY_MAX = 120
 UNLIMITED = 10**12  # a limit no block reaches: the block whole, in one piece
 
 
@@ -46,7 +43,7 @@ class Block:
     def _open(self, cont: bool) -> str:
         if self.summary is None:
             return ""
-        s = short(strip_ansi(self.summary), SUMMARY_MAX) + (" (continued)" if cont else "")
+        s = short(strip_ansi(self.summary), 120) + (" (continued)" if cont else "")
         return f"<details><summary>{html.escape(s)}</summary>\n\n"
 
     def _close(self) -> str:
@@ -66,9 +63,8 @@ def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Prose):
         render = quoted_prose if i.quoted else prose
         return prose_pieces(i.text, limit, lambda text: render(text).rstrip("\n") + "\n\n")
-    label = i.label
-    cont = label.replace(":**", " (continued):**") if label else ""
-    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
+    cont = i.label.replace(":**", " (continued):**")
+    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, i.label, cont)]
 
 
 # --- parts --------------------------------------------------------------------------------------
@@ -81,7 +77,7 @@ class Packer:
         self.buf: list[str] = []
         self.size = 0
         self.no = 1
-        self.budget = limit - HEADER_RESERVE
+        self.budget = limit - 200  # room kept at the top of every part for its "part N" line
 
     def header(self, no: int) -> str:
         h = f"<!-- ccreport export: session {self.sid}, part {no} -->\n\n"
@@ -108,19 +104,16 @@ class Packer:
         # Too big for any part: cut it, reopening its fold after every cut.
         o_first, o_cont, close = block._open(False), block._open(True), block._close()
         room = self.budget - max(len(o_first), len(o_cont)) - len(close)
-        open_ = o_first
-        group: list[str] = []
-        glen = 0
+        open_, held = o_first, ""  # no piece is empty: held is empty only before the first piece of a part
         for p in block.pieces(room):
-            if self.size + len(open_) + glen + len(p) + len(close) > self.budget:
-                if group:
-                    self._append(open_ + "".join(group) + close)
-                    open_, group, glen = o_cont, [], 0
+            if self.size + len(open_) + len(held) + len(p) + len(close) > self.budget:
+                if held:
+                    self._append(open_ + held + close)
+                    open_, held = o_cont, ""
                 self._flush()
-            group.append(p)
-            glen += len(p)
-        if group:
-            self._append(open_ + "".join(group) + close)
+            held += p
+        if held:
+            self._append(open_ + held + close)
 
     def finish(self) -> int:
         """Emit the last part (never empty: a flush is always followed by an append); returns the number of parts."""
