@@ -84,9 +84,8 @@ def _count_messages(path: Path) -> int:
 
 
 def session_row(s: Session, project: str) -> SessionRow:
-    main = s.main
-    title, last = _title_and_last(main.path) if main else (None, None)
-    for t in s.agents:
+    title = last = None
+    for t in s.transcripts:  # the main one first; agents only while something is missing
         if title and last:
             break
         t_title, t_last = _title_and_last(t.path)
@@ -97,7 +96,7 @@ def session_row(s: Session, project: str) -> SessionRow:
     else:
         last = datetime.fromtimestamp(s.mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200], last,
-                      _count_messages(main.path) if main else 0, len(s.agents), s.size)
+                      _count_messages(s.main.path) if s.main else 0, len(s.agents), s.size)
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:

@@ -48,10 +48,8 @@ def _messages(ex: Export, t: Transcript | None, fh) -> TranscriptInfo:
     """The messages of a document's own transcript (None: the session has only sub-agent files)."""
     fh.write('<div class="messages" id="messages">\n')
     if t is None:
-        info = TranscriptInfo()
         fh.write('<p class="dim">This session has no main transcript (only sub-agent files).</p>\n')
-    else:
-        info = _render_transcript(ex, t, fh)
+    info = _render_transcript(ex, t, fh) if t is not None else TranscriptInfo()
     fh.write("</div>\n")
     return info
 
