@@ -29,8 +29,7 @@ def escape_html(text: str) -> str:
     if "<" not in text:
         return text
     for _ in range(40):  # rounds of "escape what the parser calls HTML, parse again" before escaping every '<'
-        tokens = _md.parse(text)
-        found = list(_html_tokens(tokens))
+        found = list(_html_tokens(_md.parse(text)))
         if not found:
             return text
         lines = text.split("\n")
@@ -76,18 +75,16 @@ def close_fences(text: str) -> str:
     """Append the closing fence of a top-level fenced block that ``text`` leaves open."""
     if "```" not in text and "~~~" not in text:
         return text
-    tokens = _md.parse(text)
     lines = text.split("\n")
-    for t in reversed(tokens):
+    for t in reversed(_md.parse(text)):
         if t.level == 0 and t.map:
             if t.type != "fence":
                 return text
             s, e = t.map
             m = _CLOSER.match(lines[e - 1]) if s < e - 1 < len(lines) else None
-            markup = t.markup
-            if m and m.group(1)[0] == markup[0] and len(m.group(1)) >= len(markup):
+            if m and m.group(1)[0] == t.markup[0] and len(m.group(1)) >= len(t.markup):
                 return text
-            return text.rstrip("\n") + "\n" + markup
+            return text.rstrip("\n") + "\n" + t.markup
     return text
 
 
@@ -153,17 +150,13 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
             return [whole]
     units = top_level_blocks(text)
     raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
-
-    def join(ls):
-        return render("\n".join(ls))
-
     pieces: list[str] = []
     i = 0
     ratio = 1.0  # rendered/raw size of the last piece: escaping grows some texts a lot
     while i < len(units):
-        j, out = _fill(units, raw, i, limit / ratio, limit, join)
+        j, out = _fill(units, raw, i, limit / ratio, limit, render)
         if len(out) > limit:  # one block alone is too big: cut it between lines
-            pieces.extend(_split_lines(units[i][0], units[i][1], limit, join))
+            pieces.extend(_split_lines(units[i][0], units[i][1], limit, render))
             i += 1
             continue
         ratio = max(1.0, len(out) / max(1, sum(raw[i:j])))
@@ -172,7 +165,7 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
-def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -> tuple[int, str]:
+def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, render) -> tuple[int, str]:
     """(j, rendering) of the blocks units[i:j] that fit in ``limit`` rendered (at least one block),
     starting from the run whose raw size fits in ``guess``."""
     j, total = i, 0
@@ -181,7 +174,7 @@ def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -
         j += 1
     j = max(j, i + 1)
     while True:
-        out = join([ln for ls, _ in units[i:j] for ln in ls])
+        out = render("\n".join(ln for ls, _ in units[i:j] for ln in ls))
         if len(out) <= limit or j == i + 1:
             return j, out
         # Too long: drop blocks from the end worth the overflow (a little more), and retry.
@@ -201,7 +194,7 @@ def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[
             closer, body = body[-1], body[:-1]
 
     def frame(chunk):
-        return render(([opener] + chunk + [closer]) if opener is not None else chunk)
+        return render("\n".join(([opener] + chunk + [closer]) if opener is not None else chunk))
 
     out = []
     i = 0
