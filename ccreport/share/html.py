@@ -85,7 +85,6 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
                     back: str | None = None) -> None:
     """Put the header and footer, which need the title found at the end of the transcript, around the
     body (rendered into a temporary file) and write the whole to ``out``."""
-    opts, session = ex.opts, ex.session
     files = asset_files()
     css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
     js = files["app.js"].decode("utf-8")
@@ -93,12 +92,12 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
     if "</style" in css.lower() or "</script" in js.lower():
         raise ExportError("an asset contains a closing tag and cannot be inlined")
     omitted = ex.omitted()
-    if opts.agents == "none" and session.agents:
-        omitted.append(f"{len(session.agents)} sub-agent transcripts omitted")
+    if ex.opts.agents == "none" and ex.session.agents:
+        omitted.append(f"{len(ex.session.agents)} sub-agent transcripts omitted")
     if back:
         omitted.append(f"sub-agent transcript of {back}")
     html = env().get_template("export.html").render(
-        title=title, session_id=session.id, cwd=info.cwd or "", git_branch=info.git_branch or "",
+        title=title, session_id=ex.session.id, cwd=info.cwd or "", git_branch=info.git_branch or "",
         started=local_date(info.first_ts), last=local_date(info.last_ts), models=", ".join(info.models[:3]),
         shown=f"{info.shown:,}", redacted=ex.redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
         version=__version__, style=Markup(css), script=Markup(js), style_hash=_csp_hash(css),

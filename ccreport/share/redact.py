@@ -115,10 +115,9 @@ class Redactor:
         if isinstance(v, dict):
             skip_data = v.get("type") == "base64"
             out = {}
-            for k, x in v.items():
-                key = self.text(k) if isinstance(k, str) else k
+            for k, x in v.items():  # (keys of parsed JSON are always strings)
                 keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
-                out[key] = x if keep else self.value(x)
+                out[self.text(k)] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
