@@ -250,15 +250,12 @@ def code_pieces(text: str, lang: str, limit: int, label: str, cont_label: str) -
     chunks = []
     buf = ""
     for ln in text.splitlines(keepends=True):
-        while len(ln) > room:
-            if buf:
-                chunks.append(buf)
-                buf = ""
-            chunks.append(ln[:room])
-            ln = ln[room:]
-        if len(buf) + len(ln) > room:
+        if buf and len(buf) + len(ln) > room:
             chunks.append(buf)
             buf = ""
+        while len(ln) > room:  # a line longer than a piece: cut between characters
+            chunks.append(ln[:room])
+            ln = ln[room:]
         buf += ln
     if buf or not chunks:
         chunks.append(buf)
