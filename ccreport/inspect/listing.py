@@ -35,7 +35,6 @@ class SessionRow:
 
 
 def _objects(lines):
-    """The lines that parse as JSON objects, parsed (others skipped)."""
     for raw in lines:
         try:
             obj = orjson.loads(raw)

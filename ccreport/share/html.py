@@ -39,8 +39,7 @@ def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> Trans
             html = render_message(m, ctx)
             if prefix:
                 html = _ANCHOR.sub(lambda x: x.group(1) + prefix + x.group(2), html)
-            fh.write(html)
-            fh.write("\n")
+            fh.write(html + "\n")
     return info
 
 

@@ -126,11 +126,9 @@ def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
     out: list[tuple[list[str], str | None]] = []
     pos = 0
     for t in _md.parse(text):
-        if t.level != 0 or not t.map or t.nesting == -1:
+        if t.level != 0 or not t.map or t.nesting == -1 or t.map[0] < pos:
             continue
         s, e = t.map
-        if s < pos:
-            continue
         if s > pos:
             out.append((lines[pos:s], None))  # blank lines (or lines a parser skipped) between blocks
         out.append((lines[s:e], t.markup if t.type == "fence" else None))
