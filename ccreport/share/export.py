@@ -1,7 +1,5 @@
-"""What both export formats share: options, the redacted message stream, agent selection, output.
-
-Every entry is redacted before any renderer sees it; see docs/export.md.
-"""
+"""What both export formats share: options, the redacted message stream (every entry is redacted before
+any renderer sees it), agent selection, output; see docs/export.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""One session → one self-contained HTML file (CSS, JS and images inline; no request to any host).
-
-The CSP allows only the inlined stylesheet and script, by hash; see docs/export.md.
-"""
+"""One session → one self-contained HTML file (CSS, JS and images inline; no request to any host): the
+CSP allows only the inlined stylesheet and script, by hash; see docs/export.md."""
 
 from __future__ import annotations
 

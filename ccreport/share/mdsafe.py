@@ -1,7 +1,5 @@
-"""Make untrusted text safe to paste into GitHub Markdown, and cut it into balanced pieces.
-
-A CommonMark parser says where HTML and open fences are; see docs/export.md.
-"""
+"""Make untrusted text safe to paste into GitHub Markdown (a CommonMark parser says where HTML and open
+fences are), and cut it into balanced pieces; see docs/export.md."""
 
 from __future__ import annotations
 

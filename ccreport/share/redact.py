@@ -1,7 +1,5 @@
-"""Take secrets and home directories out of transcript entries before anything is rendered.
-
-Every string of every entry (keys too), base64 payloads excepted; see docs/export.md.
-"""
+"""Take secrets and home directories out of every string of every transcript entry (keys too, base64
+payloads excepted) before anything is rendered; see docs/export.md."""
 
 from __future__ import annotations
 
