@@ -34,16 +34,18 @@ class SessionRow:
     size: int
 
 
-def _scan_titles(lines, best: dict) -> None:
+def _objects(lines):
     for raw in lines:
-        if b"-title" not in raw and b'"summary"' not in raw:
-            continue
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
-        if not isinstance(obj, dict):
-            continue
+        if isinstance(obj, dict):
+            yield obj
+
+
+def _scan_titles(lines, best: dict) -> None:
+    for obj in _objects(raw for raw in lines if b"-title" in raw or b'"summary"' in raw):
         for key, field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary")):
             if obj.get("type") == key and isinstance(obj.get(field), str) and obj[field].strip() \
                     and (key != "summary" or key not in best):
@@ -66,19 +68,8 @@ def _title_and_last(path: Path) -> tuple[str | None, str | None]:
     best: dict = {}
     _scan_titles(tail.split(b"\n"), best)
     _scan_titles(head, best)
-    return best.get("custom-title") or best.get("ai-title") or best.get("summary") or _first_prompt(head), last
-
-
-def _first_prompt(lines: list[bytes]) -> str | None:
-    for raw in lines:
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        prompt = typed_prompt_text(obj) if isinstance(obj, dict) else None
-        if prompt:
-            return prompt
-    return None
+    title = best.get("custom-title") or best.get("ai-title") or best.get("summary")
+    return title or next((prompt for obj in _objects(head) if (prompt := typed_prompt_text(obj))), None), last
 
 
 def _count_messages(path: Path) -> int:
@@ -92,9 +83,8 @@ def _count_messages(path: Path) -> int:
 
 
 def session_row(s: Session, project: str) -> SessionRow:
-    main = s.main
-    title, last = _title_and_last(main.path) if main else (None, None)
-    for t in s.agents:
+    title = last = None
+    for t in s.transcripts:  # the main one first; agents only while something is missing
         if title and last:
             break
         t_title, t_last = _title_and_last(t.path)
@@ -105,7 +95,7 @@ def session_row(s: Session, project: str) -> SessionRow:
     else:
         last = datetime.fromtimestamp(s.mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200], last,
-                      _count_messages(main.path) if main else 0, len(s.agents), s.size)
+                      _count_messages(s.main.path) if s.main else 0, len(s.agents), s.size)
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:

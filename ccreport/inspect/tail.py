@@ -21,8 +21,6 @@ DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
 
 def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
     """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
-    if n < 0:
-        raise LocateError("-n must be ≥ 0", status=400)
     check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
@@ -69,11 +67,8 @@ def _clean(s: str, limit: int) -> str:
 
 
 def _short(v) -> str:
-    try:
-        text = v if isinstance(v, str) else orjson.dumps(v).decode()
-    except TypeError:
-        text = repr(v)
-    return _clean(text, DETAIL_SHOWN)
+    # Entries come from orjson.loads, so they always dump back.
+    return _clean(v if isinstance(v, str) else orjson.dumps(v).decode(), DETAIL_SHOWN)
 
 
 def _turn(line: int, e: dict) -> list[str]:

@@ -1,7 +1,5 @@
-"""What both export formats share: options, the redacted message stream, agent selection, output.
-
-Every entry is redacted before any renderer sees it; see docs/export.md.
-"""
+"""What both export formats share: options, the redacted message stream (every entry is redacted before
+any renderer sees it), agent selection, output; see docs/export.md."""
 
 from __future__ import annotations
 
@@ -11,13 +9,10 @@ from typing import Iterator
 
 from ccreport.fs import atomic_write
 from ccreport.source.home import Session, Transcript
-from ccreport.source.jsonl import Reader
+from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
 from ccreport.model.pages import paginate
 from ccreport.share.redact import Redactor
-
-# Messages held at once while streaming a transcript (results pair with calls within a chunk).
-CHUNK_MESSAGES = 400
 
 
 class ExportError(Exception):
@@ -49,14 +44,11 @@ class TranscriptInfo:
 
 
 def _entries(t: Transcript, redactor: Redactor | None):
-    with open(t.path, "rb") as fh:
-        for e in Reader(fh):
-            if redactor is not None:
-                if e.obj is not None:
-                    e.obj = redactor.value(e.obj)
-                if e.raw:
-                    e.raw = redactor.text(e.raw)
-            yield e
+    for e in read_entries(t.path):
+        if redactor is not None:  # (None and "" come back as they went in)
+            e.obj = redactor.value(e.obj)
+            e.raw = redactor.text(e.raw)
+        yield e
 
 
 def _keep(m: Message, opts: ExportOptions) -> bool:
@@ -99,7 +91,8 @@ class Export:
         ``info`` is filled in as the stream goes and is complete once the generator is exhausted.
         """
         builder = Builder()
-        for page in paginate(_entries(t, self.redactor), builder, CHUNK_MESSAGES):
+        # 400 messages held at once (a tool result pairs with its call within a chunk).
+        for page in paginate(_entries(t, self.redactor), builder, 400):
             kept = [m for m in page.messages if _keep(m, self.opts)]
             info.shown += len(kept)
             yield kept

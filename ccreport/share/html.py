@@ -1,7 +1,5 @@
-"""One session → one self-contained HTML file (CSS, JS and images inline; no request to any host).
-
-The CSP allows only the inlined stylesheet and script, by hash; see docs/export.md.
-"""
+"""One session → one self-contained HTML file (CSS, JS and images inline; no request to any host): the
+CSP allows only the inlined stylesheet and script, by hash; see docs/export.md."""
 
 from __future__ import annotations
 
@@ -39,8 +37,7 @@ def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> Trans
             html = render_message(m, ctx)
             if prefix:
                 html = _ANCHOR.sub(lambda x: x.group(1) + prefix + x.group(2), html)
-            fh.write(html)
-            fh.write("\n")
+            fh.write(html + "\n")
     return info
 
 
@@ -48,10 +45,8 @@ def _messages(ex: Export, t: Transcript | None, fh) -> TranscriptInfo:
     """The messages of a document's own transcript (None: the session has only sub-agent files)."""
     fh.write('<div class="messages" id="messages">\n')
     if t is None:
-        info = TranscriptInfo()
         fh.write('<p class="dim">This session has no main transcript (only sub-agent files).</p>\n')
-    else:
-        info = _render_transcript(ex, t, fh)
+    info = _render_transcript(ex, t, fh) if t is not None else TranscriptInfo()
     fh.write("</div>\n")
     return info
 
@@ -68,7 +63,10 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
         for i, t in enumerate(agents, 1):
             name, desc = ex.agent_heading(t)
             if link:
-                ainfo = _export_agent_file(ex, t, out)
+                with tempfile.TemporaryFile("w+", encoding="utf-8") as agent_body:
+                    ainfo = _messages(ex, t, agent_body)
+                    _write_document(ex, out.with_name(ex.agent_links[t.id]), agent_body, ainfo, [],
+                                    f"{name} · {ex.title(ainfo)}", back=out.name)
             else:
                 body.write(f'<section class="agent-transcript" id="agent-{esc(t.id)}"><h2>{esc(name)}</h2>'
                            + (f'<p class="sub">{esc(desc)}</p>' if desc else "") + '<div class="messages">\n')
@@ -80,19 +78,10 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
     return [out] + [out.with_name(ex.agent_links[t.id]) for t in agents if link]
 
 
-def _export_agent_file(ex: Export, t: Transcript, parent: Path) -> TranscriptInfo:
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        info = _messages(ex, t, body)
-        title = f"{ex.agent_heading(t)[0]} · {ex.title(info)}"
-        _write_document(ex, parent.with_name(ex.agent_links[t.id]), body, info, [], title, back=parent.name)
-    return info
-
-
 def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_rows: list, title: str,
                     back: str | None = None) -> None:
     """Put the header and footer, which need the title found at the end of the transcript, around the
     body (rendered into a temporary file) and write the whole to ``out``."""
-    opts, session = ex.opts, ex.session
     files = asset_files()
     css = files["style.css"].decode("utf-8") + "\n" + files.get("export.css", b"").decode("utf-8")
     js = files["app.js"].decode("utf-8")
@@ -100,12 +89,12 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
     if "</style" in css.lower() or "</script" in js.lower():
         raise ExportError("an asset contains a closing tag and cannot be inlined")
     omitted = ex.omitted()
-    if opts.agents == "none" and session.agents:
-        omitted.append(f"{len(session.agents)} sub-agent transcripts omitted")
+    if ex.opts.agents == "none" and ex.session.agents:
+        omitted.append(f"{len(ex.session.agents)} sub-agent transcripts omitted")
     if back:
         omitted.append(f"sub-agent transcript of {back}")
     html = env().get_template("export.html").render(
-        title=title, session_id=session.id, cwd=info.cwd or "", git_branch=info.git_branch or "",
+        title=title, session_id=ex.session.id, cwd=info.cwd or "", git_branch=info.git_branch or "",
         started=local_date(info.first_ts), last=local_date(info.last_ts), models=", ".join(info.models[:3]),
         shown=f"{info.shown:,}", redacted=ex.redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
         version=__version__, style=Markup(css), script=Markup(js), style_hash=_csp_hash(css),

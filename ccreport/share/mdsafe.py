@@ -1,7 +1,5 @@
-"""Make untrusted text safe to paste into GitHub Markdown, and cut it into balanced pieces.
-
-A CommonMark parser says where HTML and open fences are; see docs/export.md.
-"""
+"""Make untrusted text safe to paste into GitHub Markdown (a CommonMark parser says where HTML and open
+fences are), and cut it into balanced pieces; see docs/export.md."""
 
 from __future__ import annotations
 
@@ -12,13 +10,6 @@ from markdown_it import MarkdownIt
 _md = MarkdownIt("commonmark")  # html on: we want to find what GitHub would treat as HTML
 _CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 _BACKTICKS = re.compile(r"`+")
-# Rounds of "escape what the parser calls HTML, parse again" before escaping every '<'.
-MAX_ROUNDS = 40
-
-
-def fence_for(text: str) -> str:
-    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _html_tokens(tokens):
@@ -35,9 +26,8 @@ def escape_html(text: str) -> str:
     """``text`` with every '<' that CommonMark would read as the start of HTML made literal."""
     if "<" not in text:
         return text
-    for _ in range(MAX_ROUNDS):
-        tokens = _md.parse(text)
-        found = list(_html_tokens(tokens))
+    for _ in range(40):  # rounds of "escape what the parser calls HTML, parse again" before escaping every '<'
+        found = list(_html_tokens(_md.parse(text)))
         if not found:
             return text
         lines = text.split("\n")
@@ -83,18 +73,16 @@ def close_fences(text: str) -> str:
     """Append the closing fence of a top-level fenced block that ``text`` leaves open."""
     if "```" not in text and "~~~" not in text:
         return text
-    tokens = _md.parse(text)
     lines = text.split("\n")
-    for t in reversed(tokens):
+    for t in reversed(_md.parse(text)):
         if t.level == 0 and t.map:
             if t.type != "fence":
                 return text
             s, e = t.map
             m = _CLOSER.match(lines[e - 1]) if s < e - 1 < len(lines) else None
-            markup = t.markup
-            if m and m.group(1)[0] == markup[0] and len(m.group(1)) >= len(markup):
+            if m and m.group(1)[0] == t.markup[0] and len(m.group(1)) >= len(t.markup):
                 return text
-            return text.rstrip("\n") + "\n" + markup
+            return text.rstrip("\n") + "\n" + t.markup
     return text
 
 
@@ -102,9 +90,6 @@ def normalise(text: str) -> str:
     # The parser numbers lines after turning \r\n and lone \r into \n; so must we, or its line
     # numbers would point at the wrong lines.
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
-
-
-LIST_END = "<!-- end of list -->"
 
 
 def end_list(md: str) -> str:
@@ -116,7 +101,7 @@ def end_list(md: str) -> str:
         if t.level == 0:
             last = t.type
     if last in ("bullet_list_close", "ordered_list_close"):
-        return md.rstrip("\n") + "\n\n" + LIST_END + "\n"
+        return md.rstrip("\n") + "\n\n<!-- end of list -->\n"
     return md
 
 
@@ -125,15 +110,12 @@ def prose(text: str) -> str:
     return end_list(close_fences(escape_html(normalise(text))))
 
 
-def quote(md: str) -> str:
-    return "\n".join(("> " + ln) if ln.strip() else ">" for ln in md.rstrip("\n").split("\n")) + "\n"
-
-
 def quoted_prose(text: str) -> str:
     """Prose as a blockquote. Escaped after quoting: the '> ' prefix changes how a line parses
     (a tab-indented '<tag>' is code at top level but HTML inside a quote). A fence left open
     inside the quote ends with the quote."""
-    return escape_html(quote(normalise(text)))
+    lines = normalise(text).rstrip("\n").split("\n")
+    return escape_html("\n".join(("> " + ln) if ln.strip() else ">" for ln in lines) + "\n")
 
 
 def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
@@ -142,11 +124,9 @@ def top_level_blocks(text: str) -> list[tuple[list[str], str | None]]:
     out: list[tuple[list[str], str | None]] = []
     pos = 0
     for t in _md.parse(text):
-        if t.level != 0 or not t.map or t.nesting == -1:
+        if t.level != 0 or not t.map or t.nesting == -1 or t.map[0] < pos:
             continue
         s, e = t.map
-        if s < pos:
-            continue
         if s > pos:
             out.append((lines[pos:s], None))  # blank lines (or lines a parser skipped) between blocks
         out.append((lines[s:e], t.markup if t.type == "fence" else None))
@@ -166,17 +146,13 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
             return [whole]
     units = top_level_blocks(text)
     raw = [sum(len(ln) + 1 for ln in ls) for ls, _ in units]
-
-    def join(ls):
-        return render("\n".join(ls))
-
     pieces: list[str] = []
     i = 0
     ratio = 1.0  # rendered/raw size of the last piece: escaping grows some texts a lot
     while i < len(units):
-        j, out = _fill(units, raw, i, limit / ratio, limit, join)
+        j, out = _fill(units, raw, i, limit / ratio, limit, render)
         if len(out) > limit:  # one block alone is too big: cut it between lines
-            pieces.extend(_split_lines(units[i][0], units[i][1], limit, join))
+            pieces.extend(_split_lines(units[i][0], units[i][1], limit, render))
             i += 1
             continue
         ratio = max(1.0, len(out) / max(1, sum(raw[i:j])))
@@ -185,7 +161,7 @@ def prose_pieces(text: str, limit: int, render=prose) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
-def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -> tuple[int, str]:
+def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, render) -> tuple[int, str]:
     """(j, rendering) of the blocks units[i:j] that fit in ``limit`` rendered (at least one block),
     starting from the run whose raw size fits in ``guess``."""
     j, total = i, 0
@@ -194,7 +170,7 @@ def _fill(units: list, raw: list[int], i: int, guess: float, limit: int, join) -
         j += 1
     j = max(j, i + 1)
     while True:
-        out = join([ln for ls, _ in units[i:j] for ln in ls])
+        out = render("\n".join(ln for ls, _ in units[i:j] for ln in ls))
         if len(out) <= limit or j == i + 1:
             return j, out
         # Too long: drop blocks from the end worth the overflow (a little more), and retry.
@@ -214,7 +190,7 @@ def _split_lines(ls: list[str], markup: str | None, limit: int, render) -> list[
             closer, body = body[-1], body[:-1]
 
     def frame(chunk):
-        return render(([opener] + chunk + [closer]) if opener is not None else chunk)
+        return render("\n".join(([opener] + chunk + [closer]) if opener is not None else chunk))
 
     out = []
     i = 0
@@ -250,9 +226,11 @@ def _split_chars(line: str, frame, limit: int) -> list[str]:
     return out
 
 
-def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: str = "") -> list[str]:
-    """``label`` + a fenced block of ``text``, cut between lines into pieces of at most ``limit``."""
-    fence = fence_for(text)
+def code_pieces(text: str, lang: str, limit: int, label: str, cont_label: str) -> list[str]:
+    """``label`` + a fenced block of ``text``, cut between lines into pieces of at most ``limit`` (the
+    pieces after the first labelled ``cont_label``)."""
+    longest_run = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest_run + 1)  # longer than any backtick run inside: nothing inside can end it
 
     def frame(chunk: str, lab: str) -> str:
         body = chunk if chunk.endswith("\n") else chunk + "\n"
@@ -261,24 +239,20 @@ def code_pieces(text: str, lang: str, limit: int, label: str = "", cont_label: s
     whole = frame(text, label)
     if len(whole) <= limit:
         return [whole]
-    lab = cont_label or label
-    overhead = len(frame("", lab)) + 1
+    overhead = len(frame("", cont_label)) + 1
     room = limit - overhead
     if room < 16:
         raise ValueError("limit too small for a fenced block")
     chunks = []
     buf = ""
     for ln in text.splitlines(keepends=True):
-        while len(ln) > room:
-            if buf:
-                chunks.append(buf)
-                buf = ""
-            chunks.append(ln[:room])
-            ln = ln[room:]
-        if len(buf) + len(ln) > room:
+        if buf and len(buf) + len(ln) > room:
             chunks.append(buf)
             buf = ""
+        while len(ln) > room:  # a line longer than a piece: cut between characters
+            chunks.append(ln[:room])
+            ln = ln[room:]
         buf += ln
     if buf or not chunks:
         chunks.append(buf)
-    return [frame(chunk, label if i == 0 else lab) for i, chunk in enumerate(chunks)]
+    return [frame(chunk, label if i == 0 else cont_label) for i, chunk in enumerate(chunks)]

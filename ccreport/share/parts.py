@@ -13,9 +13,6 @@ from ccreport.share.export import write_text
 from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 
 PART_MARKER = "<!-- ccreport: part break -->"
-# Room kept at the top of every part for its "part N" line.
-HEADER_RESERVE = 200
-SUMMARY_MAX = 120
 UNLIMITED = 10**12  # a limit no block reaches: the block whole, in one piece
 
 
@@ -46,7 +43,7 @@ class Block:
     def _open(self, cont: bool) -> str:
         if self.summary is None:
             return ""
-        s = short(strip_ansi(self.summary), SUMMARY_MAX) + (" (continued)" if cont else "")
+        s = short(strip_ansi(self.summary), 120) + (" (continued)" if cont else "")
         return f"<details><summary>{html.escape(s)}</summary>\n\n"
 
     def _close(self) -> str:
@@ -57,10 +54,7 @@ class Block:
 
     def pieces(self, limit: int) -> list[str]:
         """The items cut to fit ``limit`` each (the fold's open/close are added by the packer)."""
-        out = []
-        for i in self.items:
-            out.extend(_item_pieces(i, limit))
-        return out
+        return [piece for item in self.items for piece in _item_pieces(item, limit)]
 
 
 def _item_pieces(i, limit: int) -> list[str]:
@@ -69,9 +63,8 @@ def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Prose):
         render = quoted_prose if i.quoted else prose
         return prose_pieces(i.text, limit, lambda text: render(text).rstrip("\n") + "\n\n")
-    label = i.label
-    cont = label.replace(":**", " (continued):**") if label else ""
-    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, label, cont)]
+    cont = i.label.replace(":**", " (continued):**")
+    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, i.label, cont)]
 
 
 # --- parts --------------------------------------------------------------------------------------
@@ -84,7 +77,7 @@ class Packer:
         self.buf: list[str] = []
         self.size = 0
         self.no = 1
-        self.budget = limit - HEADER_RESERVE
+        self.budget = limit - 200  # room kept at the top of every part for its "part N" line
 
     def header(self, no: int) -> str:
         h = f"<!-- ccreport export: session {self.sid}, part {no} -->\n\n"
@@ -111,21 +104,16 @@ class Packer:
         # Too big for any part: cut it, reopening its fold after every cut.
         o_first, o_cont, close = block._open(False), block._open(True), block._close()
         room = self.budget - max(len(o_first), len(o_cont)) - len(close)
-        pieces = block.pieces(room)
-        open_ = o_first
-        group: list[str] = []
-        glen = 0
-        for p in pieces:
-            if group and self.size + len(open_) + glen + len(p) + len(close) > self.budget:
-                self._append(open_ + "".join(group) + close)
-                open_, group, glen = o_cont, [], 0
+        open_, held = o_first, ""  # no piece is empty: held is empty only before the first piece of a part
+        for p in block.pieces(room):
+            if self.size + len(open_) + len(held) + len(p) + len(close) > self.budget:
+                if held:
+                    self._append(open_ + held + close)
+                    open_, held = o_cont, ""
                 self._flush()
-            elif not group and self.size + len(open_) + len(p) + len(close) > self.budget:
-                self._flush()
-            group.append(p)
-            glen += len(p)
-        if group:
-            self._append(open_ + "".join(group) + close)
+            held += p
+        if held:
+            self._append(open_ + held + close)
 
     def finish(self) -> int:
         """Emit the last part (never empty: a flush is always followed by an append); returns the number of parts."""
@@ -139,27 +127,25 @@ class Sink:
     def __init__(self, out: Path | None, stream):
         self.out, self.stream = out, stream
         self.header = None  # the packer's part header, set once the packer exists
-        self.first: str | None = None
+        self.first: str | None = None  # part 1, held until we know whether a part 2 follows
         self.files: list[Path] = []
 
-    def part_path(self, no: int) -> Path:
-        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md")
+    def part_path(self, no: int) -> Path | None:
+        return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md") if self.out else None
 
     def emit(self, no: int, text: str, last: bool = False):
         if no == 1 and last:  # the whole document fits: no part header, no numbered file
-            self._write(self.out, text, first=True)
-            return
-        if no == 1:
+            self._write(no, self.out, text)
+        elif no == 1:
             self.first = text
-            return
-        if self.first is not None:
-            self._write(self.part_path(1) if self.out else None, self.header(1) + self.first, first=True)
-            self.first = None
-        self._write(self.part_path(no) if self.out else None, self.header(no) + text, first=False)
+        else:
+            if no == 2:
+                self._write(1, self.part_path(1), self.header(1) + self.first)
+            self._write(no, self.part_path(no), self.header(no) + text)
 
-    def _write(self, path: Path | None, text: str, first: bool):
+    def _write(self, no: int, path: Path | None, text: str):
         if path is None:
-            if not first:
+            if no > 1:
                 self.stream.write("\n" + PART_MARKER + "\n\n")
             self.stream.write(text)
             return

@@ -1,7 +1,5 @@
-"""Take secrets and home directories out of transcript entries before anything is rendered.
-
-Every string of every entry (keys too), base64 payloads excepted; see docs/export.md.
-"""
+"""Take secrets and home directories out of every string of every transcript entry (keys too, base64
+payloads excepted) before anything is rendered; see docs/export.md."""
 
 from __future__ import annotations
 
@@ -18,45 +16,39 @@ SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "api_key"
 _SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
 
 
-def _rules() -> list[tuple[str, re.Pattern, int]]:
-    """(kind, pattern, group): the group of the match that is replaced (0 = all of it).
-
-    Order matters: specific key formats come before the generic assignment rules, so a GitHub
-    token in ``GITHUB_TOKEN=ghp_…`` is reported as a github-token.
-    """
-    r = []
-
-    def add(kind, pattern, group=0, triggers=(), flags=0):
-        # triggers: lower-case substrings one of which any match must contain; a string holding
-        # none of them skips the (much slower) regular expression.
-        r.append((kind, re.compile(pattern, flags), group, tuple(triggers)))
-
+# (kind, pattern, group, triggers): the group of the match that is replaced (0 = all of it); triggers are
+# lower-case substrings one of which any match must contain, so a string holding none of them skips the
+# (much slower) regular expression. Order matters: specific key formats come before the generic assignment
+# rules, so a GitHub token in ``GITHUB_TOKEN=ghp_…`` is reported as a github-token.
+_RULES = [
     # A key block, with or without its END line (a truncated paste is still a key).
-    add("private-key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)", triggers=("private key",))
-    add("anthropic-key", r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}", triggers=("sk-ant-",))
-    add("openai-key", r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}", triggers=("sk-",))
-    add("aws-access-key-id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|AGPA)[A-Z0-9]{16}(?![A-Za-z0-9])", triggers=("akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa"))
-    add("aws-secret-key", r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1, triggers=("secret",))
-    add("github-token", r"(?<![A-Za-z0-9_])(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}", triggers=("ghp_", "gho_", "ghs_", "ghu_", "ghr_"))
-    add("github-token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}", triggers=("github_pat_",))
-    add("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
-    add("slack-token", r"(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}", triggers=("xox", "xapp-"))
-    add("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}", triggers=("_live_", "_test_"))
-    add("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}", triggers=("aiza",))
-    add("jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", triggers=("eyj",))
-    add("bearer-token", r"(?i)\bbearer\s+(?!\[REDACTED)([A-Za-z0-9._~+/-]{20,}=*)", 1, triggers=("bearer",))
+    ("private-key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\n]*)"), 0, ("private key",)),
+    ("anthropic-key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}"), 0, ("sk-ant-",)),
+    ("openai-key", re.compile(r"(?<![\w-])sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
+    ("aws-access-key-id", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|AGPA)[A-Z0-9]{16}(?![A-Za-z0-9])"), 0, ("akia", "asia", "abia", "acca", "aida", "aroa", "aipa", "anpa", "anva", "apka", "agpa")),
+    ("aws-secret-key", re.compile(r"(?i)(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 1, ("secret",)),
+    ("github-token", re.compile(r"(?<![A-Za-z0-9_])(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}"), 0, ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
+    ("github-token", re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}"), 0, ("github_pat_",)),
+    ("slack-token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}"), 0, ("xox", "xapp-")),
+    ("slack-token", re.compile(r"(?<![A-Za-z0-9])xapp-\d-[A-Za-z0-9-]{10,}"), 0, ("xox", "xapp-")),
+    ("stripe-key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"), 0, ("_live_", "_test_")),
+    ("google-api-key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}"), 0, ("aiza",)),
+    ("jwt", re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0, ("eyj",)),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?!\[REDACTED)([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
     # scheme://user:password@host — only the password goes.
-    add("url-password", r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,200}:([^\s/@\"'<>]{1,200})@", 1, triggers=("://",))
+    ("url-password", re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"'<>]{0,200}:([^\s/@\"'<>]{1,200})@"), 1, ("://",)),
     # Connection strings: Password=…; Pwd=…;
-    add("connection-string-password", r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*([^;\s\"']{1,200})(?=;|\s|$|[\"'])", 1, triggers=("password", "pwd"))
+    ("connection-string-password", re.compile(r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*([^;\s\"']{1,200})(?=;|\s|$|[\"'])"), 1, ("password", "pwd")),
     # NAME=value (env files, shell exports, command lines) and "name": "value" (JSON, YAML).
-    add("secret-assignment", r"(?i)(?<![A-Za-z0-9_])" + _SECRET_NAME + r"\s*=\s*[\"']?([^\s\"'`,;]{3,})", 1, triggers=SECRET_WORDS)
-    add("secret-assignment", r"(?i)[\"']?(?<![A-Za-z0-9_])" + _SECRET_NAME + r"[\"']?\s*:\s*[\"']([^\"'\n]{3,})[\"']", 1, triggers=SECRET_WORDS)
-    return r
+    ("secret-assignment", re.compile(r"(?i)(?<![A-Za-z0-9_])" + _SECRET_NAME + r"\s*=\s*[\"']?([^\s\"'`,;]{3,})"), 1, SECRET_WORDS),
+    ("secret-assignment", re.compile(r"(?i)[\"']?(?<![A-Za-z0-9_])" + _SECRET_NAME + r"[\"']?\s*:\s*[\"']([^\"'\n]{3,})[\"']"), 1, SECRET_WORDS),
+]
 
 
-def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
+def _home_rules(extra_homes: list[str] | None) -> list[tuple[re.Pattern, tuple]]:
     """(pattern, literal triggers — one must be in the string for the pattern to be tried)."""
+    if extra_homes is None:  # this user's
+        extra_homes = sorted({str(Path.home()), os.environ.get("HOME") or str(Path.home())}, key=len, reverse=True)
     pats = [
         (r"/Users/[^/\s\"'\\:<>]+", ("/Users/",)),
         (r"/home/[^/\s\"'\\:<>]+", ("/home/",)),
@@ -65,7 +57,7 @@ def _home_rules(extra_homes: list[str]) -> list[tuple[re.Pattern, tuple]]:
         (r"(?<![\w-])-(?:Users|home)-[A-Za-z0-9_.]+(?=-|\b)", ("-Users-", "-home-")),
     ]
     for h in extra_homes:
-        if h and h not in ("/", "~") and len(h) > 1:
+        if len(h) > 1:  # not "", "/" or "~"
             h = h.rstrip("/")
             pats.insert(0, (re.escape(h) + r"(?![\w.-])", (h,)))
     return [(re.compile(p), t) for p, t in pats]
@@ -80,10 +72,10 @@ class Redactor:
     counts: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self._rules = _rules()
+        self._rules = list(_RULES)
         for i, p in enumerate(self.patterns):
             self._rules.append(("custom" if len(self.patterns) == 1 else f"custom-{i + 1}", re.compile(p), 0, ()))
-        self._homes = _home_rules(self.homes if self.homes is not None else current_homes())
+        self._homes = _home_rules(self.homes)
 
     # --- strings --------------------------------------------------------------------------------
     def text(self, s: str) -> str:
@@ -121,10 +113,9 @@ class Redactor:
         if isinstance(v, dict):
             skip_data = v.get("type") == "base64"
             out = {}
-            for k, x in v.items():
-                key = self.text(k) if isinstance(k, str) else k
+            for k, x in v.items():  # (keys of parsed JSON are always strings)
                 keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
-                out[key] = x if keep else self.value(x)
+                out[self.text(k)] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
@@ -148,10 +139,3 @@ def compile_patterns(patterns) -> list[str]:
             # It would "redact" the empty string between every two characters.
             raise ValueError(f"--redact-pattern {p!r} matches the empty string")
     return list(patterns)
-
-
-def current_homes() -> list[str]:
-    homes = {str(Path.home())}
-    if os.environ.get("HOME"):
-        homes.add(os.environ["HOME"])
-    return sorted(homes, key=len, reverse=True)

@@ -3,7 +3,6 @@ the lines the CLI prints on stderr."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -23,29 +22,25 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd:
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link":
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
-    notes: list[str] = []
-    if opts.format == "html":
-        if to_stdout:
-            with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
-                path = Path(tmp) / f"{session.id}.html"
-                export_html(session, path, opts, redactor)
-                stream = stdout or sys.stdout
-                with open(path, encoding="utf-8") as fh:
-                    shutil.copyfileobj(fh, stream)
-                stream.flush()
-                notes.append(f"wrote {human_size(path.stat().st_size)} of HTML to stdout")
-        else:
-            path = Path(out) if out else Path(f"{session.id}.html")
-            files = export_html(session, path, opts, redactor)
-            notes.extend(f"wrote {f} ({human_size(f.stat().st_size)})" for f in files)
+    if opts.format == "html" and to_stdout:
+        with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
+            path = Path(tmp) / f"{session.id}.html"
+            export_html(session, path, opts, redactor)
+            stream = stdout or sys.stdout
+            stream.write(path.read_text(encoding="utf-8"))
+            stream.flush()
+            notes = [f"wrote {human_size(path.stat().st_size)} of HTML to stdout"]
+    elif opts.format == "html":
+        path = Path(out) if out else Path(f"{session.id}.html")
+        files = export_html(session, path, opts, redactor)
+        notes = [f"wrote {f} ({human_size(f.stat().st_size)})" for f in files]
+    elif to_stdout:
+        parts = export_md(session, None, opts, redactor, stdout=stdout or sys.stdout)
+        notes = [f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout"]
     else:
-        if to_stdout:
-            parts = export_md(session, None, opts, redactor, stdout=stdout or sys.stdout)
-            notes.append(f"wrote {parts} Markdown part{'s' if parts != 1 else ''} to stdout")
-        else:
-            files = export_md(session, Path(out), opts, redactor)
-            notes.extend(f"wrote {f} ({len(f.read_text(encoding='utf-8')):,} characters, {f.stat().st_size:,} bytes)"
-                         for f in files)
+        files = export_md(session, Path(out), opts, redactor)
+        notes = [f"wrote {f} ({len(f.read_text(encoding='utf-8')):,} characters, {f.stat().st_size:,} bytes)"
+                 for f in files]
     notes.append(redactor.summary() if redactor is not None
                  else "redaction is off (--no-redact): check the output before sharing it")
     return notes
