@@ -1,6 +1,5 @@
 """Turn a stream of entries into messages: the conversation as a reader sees it, every line in some
-message (the rules are in docs/model.md). The builder streams; its ``carry`` is plain data so an
-incremental build can resume from a page start.
+message. The builder streams, its ``carry`` plain data to resume from a page start (docs/model.md).
 """
 
 from __future__ import annotations
@@ -147,7 +146,6 @@ class Builder:
         self._last_meta: Message | None = None  # the page's last message while it is a meta note (_emit clears it)
         self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
 
-    # --- page boundary -------------------------------------------------------------------
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
         msgs, self.out = self.out, []
@@ -163,7 +161,6 @@ class Builder:
         self.page_no += 1
         return msgs
 
-    # --- feeding -------------------------------------------------------------------------
     def feed(self, e: Entry) -> None:
         c = self.carry
         if e.obj is None:
@@ -224,7 +221,6 @@ class Builder:
         m.lines.append(e.line)
         m.blocks.append(("entry", (e.line, obj, e.size)))
 
-    # --- assistant -------------------------------------------------------------------------
     def _assistant(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         content = msg.get("content")
@@ -275,7 +271,6 @@ class Builder:
         else:
             m.blocks.append(("unknown", b))
 
-    # --- user --------------------------------------------------------------------------------
     def _user(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None

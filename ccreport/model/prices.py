@@ -28,10 +28,7 @@ def price_of(model: str | None) -> tuple[float, float] | None:
     return None
 
 
-# Costs are also kept as integers: 1e-10 dollar units. Every list price times its cache multiplier
-# is a whole number of units per token, so sums are exact and do not depend on the order they were
-# added in: an incremental build that adds and takes back a response's cost (usage.py) ends on the
-# same figure as a cold build.
+# Costs are also kept as integers, in 1e-10 dollar units: sums exact in any order (why: docs/model.md).
 UNITS_PER_DOLLAR = 10_000_000_000
 
 

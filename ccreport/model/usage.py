@@ -1,6 +1,5 @@
-"""Token usage and cost of a session, a project, a day, the whole home: each API response counted
-once per session, replayed copies not at all (the counting rules are in docs/model.md). All plain
-data, so reports can be saved beside the site and summed without re-reading transcripts.
+"""Token usage and cost of a session, a project, a day, the whole home, as plain data: each API response
+counted once per session, replayed copies not at all (the counting rules are in docs/model.md).
 """
 
 from __future__ import annotations
@@ -58,14 +57,11 @@ def _rec(acc: list) -> dict:
 
 
 class TranscriptUsage:
-    """One transcript's API responses: the ledger its share of a session report is made from, kept
-    beside the site and resumed when the file grows (docs/model.md).
+    """One transcript's API responses, kept beside the site and resumed when the file grows (docs/model.md).
 
-    ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day,
-    lines, last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group,
-    ``last`` = the line number of its last one, so a line re-read by a resumed run is not counted
-    twice; a line without ``message.id`` is its own group). Beside the rows: running integer sums
-    (total, per model, per day), so its report costs nothing to produce.
+    ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day, lines,
+    last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group, ``last`` = the
+    line number of its last one; a line without ``message.id`` is its own group), beside running sums.
     """
 
     def __init__(self, data: dict | None = None) -> None:
@@ -137,11 +133,8 @@ def _key(mid: str | None, rid: str, line: int) -> tuple:
 
 def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     """The session report from its transcripts' ledgers: ``(transcript id, kind, ledger)``, in
-    session order. The main transcript's running sums are taken as they are (nothing precedes
-    it); the rows of the others are merged: a line with one of the main transcript's message ids
-    is a replayed copy, and a response seen in several of them counts once, for the first, with
-    its largest usage. Costs only the rows of the non-main transcripts (and a set of the main's
-    ids when they have any)."""
+    session order. The main transcript's running sums are taken as they are; only the rows of the
+    others are merged (docs/model.md)."""
     total, by_model, by_day, by_tr = [0] * NSUM, {}, {}, {}
     main_id, main = next(((tid, led) for tid, kind, led in ledgers if kind == "main"), (None, None))
     if main is not None and main.groups:
@@ -174,7 +167,7 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     return {"total": _rec(total), "by_model": {m: _rec(v) for m, v in by_model.items()},
             "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
             "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,
-            "unpriced_models": sorted(m for m in by_model if price_of(None if m == "(no model)" else m) is None)}
+            "unpriced_models": sorted(m for m in by_model if price_of(m) is None)}
 
 
 def merge_reports(reports: Iterable[dict]) -> dict:
