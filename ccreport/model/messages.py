@@ -191,10 +191,9 @@ class Builder:
         if isinstance(ts, str) and ts:
             c["first_ts"] = min(c["first_ts"] or ts, ts)
             c["last_ts"] = max(c["last_ts"] or ts, ts)
-        if c["cwd"] is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
-            c["cwd"] = obj["cwd"]
-        if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
-            c["git_branch"] = obj["gitBranch"]
+        for key, name in (("cwd", "cwd"), ("gitBranch", "git_branch")):
+            if c[name] is None and isinstance(obj.get(key), str) and obj[key]:
+                c[name] = obj[key]
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
