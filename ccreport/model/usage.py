@@ -14,10 +14,6 @@ from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 FIELDS = USAGE_KEYS + ("cache_write_1h",)
 
 
-def empty() -> dict:
-    return dict.fromkeys(FIELDS, 0) | {"responses": 0, "cost": 0.0, "unpriced_tokens": 0}
-
-
 def _clean(u: Any) -> dict | None:
     if not isinstance(u, dict):
         return None
@@ -29,7 +25,7 @@ def _clean(u: Any) -> dict | None:
 
 
 def add_into(acc: dict, rec: dict) -> None:
-    """Sum one report record into ``acc`` (a record of empty()'s shape)."""
+    """Sum one report record into ``acc`` (a record of _rec's shape)."""
     for key in acc:
         acc[key] += rec.get(key, 0)
 
@@ -50,7 +46,7 @@ def _acc(acc: list, vec: list, sign: int = 1) -> None:
 
 
 def _rec(acc: list) -> dict:
-    """A running sum as a report record (the shape of empty())."""
+    """A running sum as a report record (of zeros: an empty one)."""
     n = len(FIELDS)
     return dict(zip(FIELDS, acc[:n])) | {"responses": acc[n], "cost": acc[n + 1] / UNITS_PER_DOLLAR,
                                          "unpriced_tokens": acc[n + 2]}
@@ -172,15 +168,15 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
 
 def merge_reports(reports: Iterable[dict]) -> dict:
     """Sum session reports into a project (or home) report (by_transcript is dropped)."""
-    total, by_model, by_day = empty(), {}, {}
+    total, by_model, by_day = _rec([0] * NSUM), {}, {}
     unpriced: set[str] = set()
     replayed = 0
     for r in reports:
         add_into(total, r["total"])
         for m, rec in r["by_model"].items():
-            add_into(by_model.setdefault(m, empty()), rec)
+            add_into(by_model.setdefault(m, _rec([0] * NSUM)), rec)
         for d, rec in r["by_day"].items():
-            add_into(by_day.setdefault(d, empty()), rec)
+            add_into(by_day.setdefault(d, _rec([0] * NSUM)), rec)
         unpriced.update(r.get("unpriced_models") or [])
         replayed += r.get("replayed_lines", 0)
     return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
