@@ -119,26 +119,22 @@ def typed_prompt_text(entry: dict) -> str | None:
     return stripped
 
 
-def new_carry() -> dict:
-    """The builder state that continues across pages (plain data: JSON-serialisable)."""
-    return {
-        "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
-        "titles": {},  # custom / ai / summary / prompt
-        "counts": {},  # entry type → lines
-        "messages": 0,
-        "first_ts": None,
-        "last_ts": None,
-        "cwd": None,
-        "git_branch": None,
-        "models": [],
-    }
-
-
 class Builder:
     """Feed entries in file order; take finished messages from ``out`` as they appear."""
 
     def __init__(self, carry: dict | None = None):
-        self.carry = carry if carry is not None else new_carry()
+        # The state that continues across pages: plain data (JSON-serialisable).
+        self.carry = carry if carry is not None else {
+            "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
+            "titles": {},  # custom / ai / summary / prompt
+            "counts": {},  # entry type → lines
+            "messages": 0,
+            "first_ts": None,
+            "last_ts": None,
+            "cwd": None,
+            "git_branch": None,
+            "models": [],
+        }
         self.out: list[Message] = []  # messages of the current (open) page, in order
         self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page

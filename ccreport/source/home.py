@@ -269,8 +269,7 @@ def _scan_project(project: Project, inside: _Inside) -> None:
     for s in project.sessions.values():
         s.agents.sort(key=lambda t: (t.kind != "agent", t.mtime_ns, t.id))
     # Sessions whose folder held only tool-results and no transcript are not sessions.
-    for sid in [sid for sid, s in project.sessions.items() if not s.transcripts]:
-        del project.sessions[sid]
+    project.sessions = {sid: s for sid, s in project.sessions.items() if s.transcripts}
 
 
 def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
