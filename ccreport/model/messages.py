@@ -1,6 +1,5 @@
 """Turn a stream of entries into messages: the conversation as a reader sees it, every line in some
-message (the rules are in docs/model.md). The builder streams; its ``carry`` is plain data so an
-incremental build can resume from a page start.
+message. The builder streams, its ``carry`` plain data to resume from a page start (docs/model.md).
 """
 
 from __future__ import annotations
@@ -120,36 +119,29 @@ def typed_prompt_text(entry: dict) -> str | None:
     return stripped
 
 
-def new_carry() -> dict:
-    """The builder state that continues across pages (plain data: JSON-serialisable)."""
-    return {
-        "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
-        "titles": {},  # custom / ai / summary / prompt
-        "counts": {},  # entry type → lines
-        "malformed": 0,
-        "messages": 0,
-        "tool_calls": 0,
-        "first_ts": None,
-        "last_ts": None,
-        "cwd": None,
-        "git_branch": None,
-        "models": [],
-    }
-
-
 class Builder:
     """Feed entries in file order; take finished messages from ``out`` as they appear."""
 
     def __init__(self, carry: dict | None = None):
-        self.carry = carry if carry is not None else new_carry()
+        # The state that continues across pages: plain data (JSON-serialisable).
+        self.carry = carry if carry is not None else {
+            "late_calls": {},  # tool_use_id → [name, line, page] for calls closed without result
+            "titles": {},  # custom / ai / summary / prompt
+            "counts": {},  # entry type → lines
+            "messages": 0,
+            "first_ts": None,
+            "last_ts": None,
+            "cwd": None,
+            "git_branch": None,
+            "models": [],
+        }
         self.out: list[Message] = []  # messages of the current (open) page, in order
         self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
         self.page_no = 1
-        self._last_meta: Message | None = None
+        self._last_meta: Message | None = None  # the page's last message while it is a meta note (_emit clears it)
         self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
 
-    # --- page boundary -------------------------------------------------------------------
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
         msgs, self.out = self.out, []
@@ -165,11 +157,9 @@ class Builder:
         self.page_no += 1
         return msgs
 
-    # --- feeding -------------------------------------------------------------------------
     def feed(self, e: Entry) -> None:
         c = self.carry
         if e.obj is None:
-            c["malformed"] += 1
             c["counts"]["(malformed)"] = c["counts"].get("(malformed)", 0) + 1
             self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
             return
@@ -197,10 +187,9 @@ class Builder:
         if isinstance(ts, str) and ts:
             c["first_ts"] = min(c["first_ts"] or ts, ts)
             c["last_ts"] = max(c["last_ts"] or ts, ts)
-        if c["cwd"] is None and isinstance(obj.get("cwd"), str) and obj["cwd"]:
-            c["cwd"] = obj["cwd"]
-        if c["git_branch"] is None and isinstance(obj.get("gitBranch"), str) and obj["gitBranch"]:
-            c["git_branch"] = obj["gitBranch"]
+        for key, name in (("cwd", "cwd"), ("gitBranch", "git_branch")):
+            if c[name] is None and isinstance(obj.get(key), str) and obj[key]:
+                c[name] = obj[key]
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
@@ -219,16 +208,14 @@ class Builder:
 
     def _meta(self, e: Entry, obj: dict) -> None:
         # Consecutive bookkeeping lines share one folded note so they do not crowd the page.
-        if self._last_meta is not None and self.out and self.out[-1] is self._last_meta:
-            m = self._last_meta
-        else:
+        m = self._last_meta
+        if m is None:
             m = Message("meta", e.line, obj, timestamp=_ts(obj))
             self._emit(m)
             self._last_meta = m
         m.lines.append(e.line)
         m.blocks.append(("entry", (e.line, obj, e.size)))
 
-    # --- assistant -------------------------------------------------------------------------
     def _assistant(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         content = msg.get("content")
@@ -271,7 +258,6 @@ class Builder:
             name = b.get("name") if isinstance(b.get("name"), str) else "(unnamed tool)"
             call = ToolCall(cid, name, b.get("input"), line)
             self.open_calls[cid] = call
-            self.carry["tool_calls"] += 1
             m.blocks.append(("tool_use", call))
             if name in ("Task", "Agent") and isinstance(call.input, dict):
                 prompt = call.input.get("prompt")
@@ -280,7 +266,6 @@ class Builder:
         else:
             m.blocks.append(("unknown", b))
 
-    # --- user --------------------------------------------------------------------------------
     def _user(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
@@ -288,22 +273,14 @@ class Builder:
             text = typed_prompt_text(obj)
             if text:
                 self.carry["titles"]["prompt"] = text[:300]
-        extra = obj.get("toolUseResult")
-        rest: list = []
-        if isinstance(content, list):
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    self._result(e, obj, b, extra)
-                else:
-                    rest.append(b)
-            if content and not rest:
-                return  # only tool results: each went to its call
         m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
         if isinstance(content, str):
             m.blocks.append(("text", content))
         elif isinstance(content, list):
-            for b in rest:
-                if isinstance(b, str):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    self._result(e, obj, b)
+                elif isinstance(b, str):
                     m.blocks.append(("text", b))
                 elif isinstance(b, dict) and b.get("type") == "text":
                     m.blocks.append(("text", to_text(b.get("text"))))
@@ -311,6 +288,8 @@ class Builder:
                     m.blocks.append((b["type"], b))
                 else:
                     m.blocks.append(("unknown", b))
+            if content and not m.blocks:
+                return  # only tool results: each went to its call
         elif content is not None or not isinstance(msg, dict):
             m.blocks.append(("unknown", msg if msg is not None else obj))
         # Inline sub-agent run (≤ 2.0.2): its first line repeats the Task prompt; link both ways.
@@ -321,9 +300,9 @@ class Builder:
                 m.late_call = {"id": call.id, "name": call.name, "line": call.line, "page": None, "sidechain": True}
         self._emit(m)
 
-    def _result(self, e: Entry, obj: dict, b: dict, extra: Any) -> None:
+    def _result(self, e: Entry, obj: dict, b: dict) -> None:
         cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""
-        res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), extra, e.line, _ts(obj))
+        res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), obj.get("toolUseResult"), e.line, _ts(obj))
         call = self.open_calls.pop(cid, None)
         if call is not None:
             call.result = res

@@ -14,9 +14,6 @@ PRICE_ROWS: list[tuple[tuple[str, ...], float, float]] = [
     (("3-5-haiku",), 0.8, 4.0),
     (("claude-3-haiku",), 0.25, 1.25),
 ]
-# (pattern, input, output), in the order they are tried.
-PRICES: list[tuple[str, float, float]] = [(pattern, inp, out) for patterns, inp, out in PRICE_ROWS
-                                          for pattern in patterns]
 CACHE_WRITE_5M = 1.25
 CACHE_WRITE_1H = 2.0
 CACHE_READ = 0.1
@@ -25,16 +22,13 @@ CACHE_READ = 0.1
 def price_of(model: str | None) -> tuple[float, float] | None:
     """(input, output) $/MTok for a model name, or None when it is not in the table."""
     name = (model or "").lower()
-    for pattern, inp, out in PRICES:
-        if pattern in name:
+    for patterns, inp, out in PRICE_ROWS:
+        if any(pattern in name for pattern in patterns):
             return inp, out
     return None
 
 
-# Costs are also kept as integers: 1e-10 dollar units. Every list price times its cache multiplier
-# is a whole number of units per token, so sums are exact and do not depend on the order they were
-# added in: an incremental build that adds and takes back a response's cost (usage.py) ends on the
-# same figure as a cold build.
+# Costs are also kept as integers, in 1e-10 dollar units: sums exact in any order (why: docs/model.md).
 UNITS_PER_DOLLAR = 10_000_000_000
 
 

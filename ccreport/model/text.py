@@ -37,20 +37,16 @@ def json_text(obj, indent: bool = False) -> str:
         if isinstance(x, _Tok):
             out.append(x)
         elif isinstance(x, dict):
-            out.append("{")
-            stack.append(_Tok("}"))
-            items = list(x.items())
-            for i in range(len(items) - 1, -1, -1):
-                k, v = items[i]
-                stack.append(v)
-                stack.append(_Tok(("" if i == 0 else ", ") + _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False) + ": "))
+            parts: list = [_Tok("{")]
+            for i, (k, v) in enumerate(x.items()):
+                key = _json.dumps(k if isinstance(k, str) else str(k), ensure_ascii=False)
+                parts += [_Tok(("" if i == 0 else ", ") + key + ": "), v]
+            stack.extend(reversed(parts + [_Tok("}")]))  # popped in order
         elif isinstance(x, (list, tuple)):
-            out.append("[")
-            stack.append(_Tok("]"))
-            for i in range(len(x) - 1, -1, -1):
-                stack.append(x[i])
-                if i:
-                    stack.append(_Tok(", "))
+            parts = [_Tok("[")]
+            for i, v in enumerate(x):
+                parts += [_Tok(", "), v] if i else [v]
+            stack.extend(reversed(parts + [_Tok("]")]))
         else:
             try:
                 out.append(_json.dumps(x, ensure_ascii=False))

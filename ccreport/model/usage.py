@@ -1,6 +1,5 @@
-"""Token usage and cost of a session, a project, a day, the whole home: each API response counted
-once per session, replayed copies not at all (the counting rules are in docs/model.md). All plain
-data, so reports can be saved beside the site and summed without re-reading transcripts.
+"""Token usage and cost of a session, a project, a day, the whole home, as plain data: each API response
+counted once per session, replayed copies not at all (the counting rules are in docs/model.md).
 """
 
 from __future__ import annotations
@@ -15,10 +14,6 @@ from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 FIELDS = USAGE_KEYS + ("cache_write_1h",)
 
 
-def empty() -> dict:
-    return dict.fromkeys(FIELDS, 0) | {"responses": 0, "cost": 0.0, "unpriced_tokens": 0}
-
-
 def _clean(u: Any) -> dict | None:
     if not isinstance(u, dict):
         return None
@@ -30,7 +25,7 @@ def _clean(u: Any) -> dict | None:
 
 
 def add_into(acc: dict, rec: dict) -> None:
-    """Sum one report record into ``acc`` (a record of empty()'s shape)."""
+    """Sum one report record into ``acc`` (a record of _rec's shape)."""
     for key in acc:
         acc[key] += rec.get(key, 0)
 
@@ -51,21 +46,18 @@ def _acc(acc: list, vec: list, sign: int = 1) -> None:
 
 
 def _rec(acc: list) -> dict:
-    """A running sum as a report record (the shape of empty())."""
+    """A running sum as a report record (of zeros: an empty one)."""
     n = len(FIELDS)
     return dict(zip(FIELDS, acc[:n])) | {"responses": acc[n], "cost": acc[n + 1] / UNITS_PER_DOLLAR,
                                          "unpriced_tokens": acc[n + 2]}
 
 
 class TranscriptUsage:
-    """One transcript's API responses: the ledger its share of a session report is made from, kept
-    beside the site and resumed when the file grows (docs/model.md).
+    """One transcript's API responses, kept beside the site and resumed when the file grows (docs/model.md).
 
-    ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day,
-    lines, last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group,
-    ``last`` = the line number of its last one, so a line re-read by a resumed run is not counted
-    twice; a line without ``message.id`` is its own group). Beside the rows: running integer sums
-    (total, per model, per day), so its report costs nothing to produce.
+    ``groups``: a row per response group, in first-seen order: ``[mid, rid, usage, model, day, lines,
+    last]`` (``usage`` as the FIELDS list, ``lines`` = lines with usage in the group, ``last`` = the
+    line number of its last one; a line without ``message.id`` is its own group), beside running sums.
     """
 
     def __init__(self, data: dict | None = None) -> None:
@@ -137,11 +129,8 @@ def _key(mid: str | None, rid: str, line: int) -> tuple:
 
 def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     """The session report from its transcripts' ledgers: ``(transcript id, kind, ledger)``, in
-    session order. The main transcript's running sums are taken as they are (nothing precedes
-    it); the rows of the others are merged: a line with one of the main transcript's message ids
-    is a replayed copy, and a response seen in several of them counts once, for the first, with
-    its largest usage. Costs only the rows of the non-main transcripts (and a set of the main's
-    ids when they have any)."""
+    session order. The main transcript's running sums are taken as they are; only the rows of the
+    others are merged (docs/model.md)."""
     total, by_model, by_day, by_tr = [0] * NSUM, {}, {}, {}
     main_id, main = next(((tid, led) for tid, kind, led in ledgers if kind == "main"), (None, None))
     if main is not None and main.groups:
@@ -174,20 +163,20 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     return {"total": _rec(total), "by_model": {m: _rec(v) for m, v in by_model.items()},
             "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
             "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,
-            "unpriced_models": sorted(m for m in by_model if price_of(None if m == "(no model)" else m) is None)}
+            "unpriced_models": sorted(m for m in by_model if price_of(m) is None)}
 
 
 def merge_reports(reports: Iterable[dict]) -> dict:
     """Sum session reports into a project (or home) report (by_transcript is dropped)."""
-    total, by_model, by_day = empty(), {}, {}
+    total, by_model, by_day = _rec([0] * NSUM), {}, {}
     unpriced: set[str] = set()
     replayed = 0
     for r in reports:
         add_into(total, r["total"])
         for m, rec in r["by_model"].items():
-            add_into(by_model.setdefault(m, empty()), rec)
+            add_into(by_model.setdefault(m, _rec([0] * NSUM)), rec)
         for d, rec in r["by_day"].items():
-            add_into(by_day.setdefault(d, empty()), rec)
+            add_into(by_day.setdefault(d, _rec([0] * NSUM)), rec)
         unpriced.update(r.get("unpriced_models") or [])
         replayed += r.get("replayed_lines", 0)
     return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),

@@ -79,7 +79,7 @@ class TranscriptState:
     agent_refs: dict = field(default_factory=dict)  # sub-agent id → [page no, linked]: links a page rendered
     agent_keys: list = field(default_factory=list)  # agent_calls keys this transcript contributes
     offset: int = 0  # bytes consumed (complete lines)
-    carry_last: dict | None = None  # model state at the last page's first line (model.messages.new_carry)
+    carry_last: dict | None = None  # model state at the last page's first line (model.messages.Builder.carry)
     source: str | None = None  # path under home/projects
     inode: int | None = None
     mtime_ns: int | None = None

@@ -149,7 +149,7 @@ def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) ->
 
 def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> None:
     """The figures of the model's carry (and the usage ledger's tokens) the overview and indexes show."""
-    summary.messages, summary.malformed, summary.counts = c["messages"], c["malformed"], c["counts"]
+    summary.messages, summary.malformed, summary.counts = c["messages"], c["counts"].get("(malformed)", 0), c["counts"]
     summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
     summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]

@@ -28,8 +28,6 @@ KIND_LABELS = {
 # Session and agent ids come from file names; when they come from a command line or a URL they must
 # look like one before any path is built from them.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$")
-# How much of a legacy agent file we read to find its sessionId.
-PEEK_BYTES = 256 * 1024
 
 
 class HomeError(Exception):
@@ -140,8 +138,9 @@ def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
                 setattr(t, attr, data[key])
 
 
-def peek_field(path: Path, key: str, limit: int = PEEK_BYTES) -> str | None:
-    """The first string value of ``key`` among the first lines of a transcript (bounded read)."""
+def peek_field(path: Path, key: str, limit: int = 256 * 1024) -> str | None:
+    """The first string value of ``key`` among the first lines of a transcript (bounded read; the
+    default is what a legacy agent file gets to name its session)."""
     try:
         with open(path, "rb") as fh:
             read = 0
@@ -185,33 +184,33 @@ def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
     lists every folder this way, a watch only those a change touched. ``problems`` are this listing's."""
     inside = _Inside(catalog.home / "projects")
     by_name = {p.dir_name: p for p in catalog.projects}
-    problems: list[str] = []
     for name in sorted(names):
         by_name.pop(name, None)
         pdir = inside.root / name
         if not pdir.is_dir():
             continue
         if not inside.dir_ok(pdir):
-            problems.append(f"{pdir}: symlink out of the home, skipped")
+            inside.problems.append(f"{pdir}: symlink out of the home, skipped")
             continue
         project = Project(name, pdir)
         try:
-            _scan_project(project, inside, problems)
+            _scan_project(project, inside)
         except OSError as exc:
-            problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+            inside.problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
         if project.sessions:
             by_name[name] = project
-    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], problems)
+    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], inside.problems)
 
 
 class _Inside:
-    """Containment checks for one discovery run, at the cost of one lstat per file: folders are
-    resolved once each, only symlinks pay for a full resolve (why: docs/source.md)."""
+    """One discovery run: its containment checks, at the cost of one lstat per file (folders are
+    resolved once each, only symlinks pay for a full resolve: docs/source.md), and the problems met."""
 
     def __init__(self, root: Path):
         self.root = root
         self.real_root = root.resolve()
         self.dirs: dict[str, bool] = {}
+        self.problems: list[str] = []
 
     def dir_ok(self, folder: Path) -> bool:
         key = str(folder)
@@ -219,29 +218,26 @@ class _Inside:
             self.dirs[key] = contained(folder, self.real_root)
         return self.dirs[key]
 
-    def stat(self, path: Path):
-        """The file's stat if it lies inside the home; None when it is a link out of it.
-        Raises OSError when it cannot be read."""
-        st = os.lstat(path)
-        if stat_mod.S_ISLNK(st.st_mode):
-            return os.stat(path) if contained(path, self.root) else None
-        return st if self.dir_ok(path.parent) else None
+    def add(self, t: Transcript) -> bool:
+        """Stat ``t``'s file into it when the file lies inside the home; False, with the problem
+        noted, when it is a link out of it or cannot be read."""
+        try:
+            st = os.lstat(t.path)
+            if stat_mod.S_ISLNK(st.st_mode):
+                st = os.stat(t.path) if contained(t.path, self.root) else None
+            elif not self.dir_ok(t.path.parent):
+                st = None
+        except OSError as exc:
+            self.problems.append(f"{t.path}: {exc.strerror or exc}")
+            return False
+        if st is None:
+            self.problems.append(f"{t.path}: symlink out of the home, skipped")
+            return False
+        t.size, t.mtime_ns, t.inode = st.st_size, st.st_mtime_ns, st.st_ino
+        return True
 
 
-def _add(t: Transcript, inside: "_Inside", problems: list[str]) -> bool:
-    try:
-        st = inside.stat(t.path)
-    except OSError as exc:
-        problems.append(f"{t.path}: {exc.strerror or exc}")
-        return False
-    if st is None:
-        problems.append(f"{t.path}: symlink out of the home, skipped")
-        return False
-    t.size, t.mtime_ns, t.inode = st.st_size, st.st_mtime_ns, st.st_ino
-    return True
-
-
-def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> None:
+def _scan_project(project: Project, inside: _Inside) -> None:
     legacy_agents = []
     for e in sorted(os.scandir(project.path), key=lambda e: e.name):
         if e.name.endswith(".jsonl") and e.is_file():
@@ -249,20 +245,20 @@ def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> Non
             if stem in ("", ".", ".."):
                 # ".jsonl", "..jsonl", "...jsonl": the session folder would be the project's own
                 # folder or its parent, and its pages would overwrite other pages.
-                problems.append(f"{e.path}: file name {e.name!r} cannot name a session, skipped")
+                inside.problems.append(f"{e.path}: file name {e.name!r} cannot name a session, skipped")
                 continue
             if stem.startswith("agent-"):
                 legacy_agents.append(Path(e.path))
             else:
                 t = Transcript("main", "main", Path(e.path))
-                if _add(t, inside, problems):
+                if inside.add(t):
                     project.session(stem).main = t
         elif e.is_dir():
-            _scan_session_dir(project, Path(e.path), inside, problems)
+            _scan_session_dir(project, Path(e.path), inside)
     for f in legacy_agents:
         aid = f.name[len("agent-") : -len(".jsonl")]
         t = Transcript(aid, agent_kind(aid), f, layout="root")
-        if not _add(t, inside, problems):
+        if not inside.add(t):
             continue
         sid = peek_field(f, "sessionId")
         # A legacy agent file names its parent session inside; an empty one cannot, so it is kept
@@ -273,23 +269,22 @@ def _scan_project(project: Project, inside: _Inside, problems: list[str]) -> Non
     for s in project.sessions.values():
         s.agents.sort(key=lambda t: (t.kind != "agent", t.mtime_ns, t.id))
     # Sessions whose folder held only tool-results and no transcript are not sessions.
-    for sid in [sid for sid, s in project.sessions.items() if not s.transcripts]:
-        del project.sessions[sid]
+    project.sessions = {sid: s for sid, s in project.sessions.items() if s.transcripts}
 
 
-def _scan_session_dir(project: Project, sdir: Path, inside: _Inside, problems: list[str]) -> None:
+def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
     """A session folder: its sub-agents (subagents/, 2.1.2+) and its tool-results/ folder."""
     sub = sdir / "subagents"
     if not inside.dir_ok(sub):
         # A session folder (or its subagents/) linked out of the home is not even listed.
-        problems.append(f"{sdir}: symlink out of the home, skipped")
+        inside.problems.append(f"{sdir}: symlink out of the home, skipped")
         return
     if sub.is_dir():
         for f in sorted(sub.rglob("agent-*.jsonl")):
             aid = f.name[len("agent-") : -len(".jsonl")]
             t = Transcript(aid, agent_kind(aid), f, layout="subagents")
             _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, inside.root)
-            if _add(t, inside, problems):
+            if inside.add(t):
                 project.session(sdir.name).agents.append(t)
     if (sdir / "tool-results").is_dir():
         project.session(sdir.name).tool_results_dir = sdir / "tool-results"

@@ -84,6 +84,5 @@ class Reader:
 
 
 def read_entries(path, offset: int = 0, line: int = 1) -> Iterator[Entry]:
-    """Convenience: the complete entries of the file at ``path``."""
     with open(path, "rb") as fh:
         yield from Reader(fh, offset, line)

@@ -39,7 +39,9 @@ def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog
                           + ", ".join(s.project.dir_name for s in exact), status=409)
     pref = exact or [s for s in sessions if s.id.startswith(spec)]
     if len(pref) == 1:
-        return _contained(pref[0], root)
+        if not all(contained(t.path, root) for t in pref[0].transcripts):
+            raise LocateError(f"no session {pref[0].id} in {root}")
+        return pref[0]
     if len(pref) > 1:
         shown = ", ".join(s.id for s in pref[:5]) + (" …" if len(pref) > 5 else "")
         raise LocateError(f"session prefix {spec} is ambiguous ({len(pref)} sessions: {shown})", status=409)
@@ -57,13 +59,6 @@ def find_transcript(session: Session, agent_id: str | None = None) -> Transcript
         if t.id == agent_id:
             return t
     raise LocateError(f"session {session.id} has no transcript {agent_id}")
-
-
-def _contained(s: Session, root: Path) -> Session:
-    for t in s.transcripts:
-        if not contained(t.path, root):
-            raise LocateError(f"no session {s.id} in {root}")
-    return s
 
 
 def _by_path(catalog: Catalog, root: Path, path: Path) -> Session:

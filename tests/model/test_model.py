@@ -162,7 +162,7 @@ def test_nothing_is_dropped_unknown_types_and_malformed_lines():
     )
     kinds = [m.kind for m in b.out]
     assert kinds == ["other", "malformed", "assistant", "user", "meta", "system"]
-    assert b.out[1].raw == "not json at all" and b.carry["malformed"] == 1
+    assert b.out[1].raw == "not json at all" and b.carry["counts"]["(malformed)"] == 1
     assert b.out[2].blocks[0][0] == "unknown" and b.out[3].blocks[0][0] == "unknown"
     # Consecutive bookkeeping lines share one note, each line kept.
     assert b.out[4].lines == [5, 6]

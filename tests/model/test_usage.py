@@ -179,13 +179,14 @@ def test_incremental_usage_equals_one_read(tmp_path, build_site):
 def test_integer_cost_units_equal_the_dollar_cost():
     """Sums are kept in whole 1e-10 dollar units (exact in any order): every price row and cache
     multiplier must be a whole number of units per token, and agree with cost()."""
-    from ccreport.model.prices import PRICES, UNITS_PER_DOLLAR, cost_units
+    from ccreport.model.prices import PRICE_ROWS, UNITS_PER_DOLLAR, cost_units
 
     u = {"input_tokens": 1_234_567, "output_tokens": 89_123, "cache_creation_input_tokens": 777_777,
          "cache_write_1h": 111_111, "cache_read_input_tokens": 9_876_543}
-    for pattern, inp, out in PRICES:
+    for patterns, inp, out in PRICE_ROWS:
         for per in (inp, out, inp * 1.25, inp * 2, inp * 0.1):
-            assert abs(per * 10_000 - round(per * 10_000)) < 1e-6, (pattern, per)
-        model = f"claude-{pattern}-x"
-        assert cost_units(model, u) / UNITS_PER_DOLLAR == pytest.approx(cost(model, u), rel=1e-12)
+            assert abs(per * 10_000 - round(per * 10_000)) < 1e-6, (patterns, per)
+        for pattern in patterns:
+            model = f"claude-{pattern}-x"
+            assert cost_units(model, u) / UNITS_PER_DOLLAR == pytest.approx(cost(model, u), rel=1e-12)
     assert cost_units("glm-5.1", u) is None
