@@ -56,7 +56,6 @@ class RenderContext:
     blobs: BlobStore | None = None
     agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
     page_lines: set = field(default_factory=set)  # anchors present on this page
-    parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
     embed: bool = False  # export: inline blobs as data: URLs instead of files
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
     # set by the build, which copies a file the first time a <persisted-output> names it.
