@@ -1,9 +1,5 @@
-"""Where a rendered fragment is going: the page's place in the site, its blobs, its anchors.
-
-Images and documents from transcripts are written once to the site as files: a base64 image may
-repeat on many lines (and in replayed sub-agent files); naming the file by its content hash writes
-it once and lets every page link to it instead of inlining megabytes.
-"""
+"""Where a rendered fragment is going: the page's place in the site, its blobs (content-addressed
+files, docs/render.md says why), its anchors."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Text → safe HTML: escaping, markdown, code highlighting, ANSI colours, folding.
-
-Everything here treats its input as untrusted: markdown runs with raw HTML off and only
-http(s)/mailto links; images in markdown never load (they become links, so no page fetches from
-another host); highlighted code comes out of pygments escaped; ANSI escapes become classed spans.
-One markdown-it instance and one formatter serve the whole process; lexers are cached.
-"""
+"""Text → safe HTML: escaping, markdown, code highlighting, ANSI colours, folding. All input is
+untrusted: docs/render.md states the rules."""
 
 from __future__ import annotations
 

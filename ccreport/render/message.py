@@ -1,10 +1,5 @@
-"""Messages → HTML fragments.
-
-Every string that came from a transcript goes through ``esc`` (or markdown with HTML off, or
-pygments) before it reaches the page. Tool calls are rendered by the ``tools`` package; the text
-conventions Claude Code puts in user text (slash commands, bash mode, caveats…) by ``conventions.py``;
-the pieces they all share are in ``blocks.py``. ``RenderContext`` is imported here for callers.
-"""
+"""Messages → HTML fragments, one renderer per message kind: tool calls by the ``tools`` package, the
+conventions in user text by ``conventions.py`` (docs/render.md: the package's parts and its rules)."""
 
 from __future__ import annotations
 
