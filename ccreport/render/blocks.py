@@ -123,7 +123,7 @@ def result_content_html(content, ctx: RenderContext, is_error: bool = False) -> 
         parts = []
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text":
-                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text")), cls=cls))
+                parts.append(pre(to_text(b.get("text")), cls=cls))
             elif isinstance(b, dict) and b.get("type") == "image":
                 parts.append(image_html(b, ctx))
             elif isinstance(b, dict) and b.get("type") == "document":

@@ -279,15 +279,12 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
     When tags were taken out (reminders, <persisted-output>, <tool_use_error>) the original text
     follows, folded (source_fold); source=False when the caller shows the source of a larger whole.
     """
-    original = text
-    reminders = ""
     tagged = "<system-reminder>" in text or "<persisted-output>" in text
     err = tag_text("tool_use_error", text)
     tagged = tagged or (err is not None and text.strip().startswith("<tool_use_error>"))
     inner = source and not tagged  # one source copy: of the whole text when tags went, else of ANSI runs
-    src = source_fold(original) if source and tagged else ""
-    if "<system-reminder>" in text:
-        text, reminders = _reminders(text, source=inner)
+    src = source_fold(text) if source and tagged else ""
+    text, reminders = _reminders(text, source=inner)
     if "<persisted-output>" in text:
         parts, pos = [], 0
         for m in _PERSISTED.finditer(text):

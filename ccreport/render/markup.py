@@ -133,10 +133,9 @@ def _lexer_by_ext(ext: str):
     # By name where codelang knows the extension: pygments' own filename lookup imports every
     # lexer module on first use (about a second per process).
     name = lexer_name(ext)
-    if name is not None:
-        lx = _lexer_by_name(name)
-        if lx is not None:
-            return lx
+    lx = _lexer_by_name(name) if name is not None else None
+    if lx is not None:
+        return lx
     try:
         return get_lexer_for_filename("x." + ext, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -304,11 +303,9 @@ def _split_head(text: str) -> tuple[str, str]:
         if nxt < 0 or nxt > FOLD_CHARS:
             break
         nl = nxt
-    if nl < 0:
-        nl = min(len(text), FOLD_CHARS)
-        # never split inside an escape sequence or surrogate-free code point: str slicing is safe
-        return text[:nl], text[nl:]
-    return text[: nl + 1], text[nl + 1 :]
+    # After the last newline in the head; a text without one there is cut at FOLD_CHARS.
+    end = nl + 1 if nl >= 0 else min(len(text), FOLD_CHARS)
+    return text[:end], text[end:]
 
 
 # --- the source behind a transformed view ------------------------------------------------------

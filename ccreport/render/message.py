@@ -41,7 +41,7 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, m.entry or {})
+            html, cls, lab = conventions.user_text(payload, m.entry)
             parts.append(html)
             if cls is None:
                 typed = True
@@ -62,7 +62,6 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
 
 
 def _render_assistant(m: Message, ctx: RenderContext) -> str:
-    entry = m.entry or {}
     parts = []
     for btype, payload in m.blocks:
         if btype == "text":
@@ -76,9 +75,9 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
             parts.append(tools.render_call(payload, ctx))
         else:
             parts.append(unknown_block(payload))
-    err = entry.get("isApiErrorMessage") or entry.get("error")
+    err = m.entry.get("isApiErrorMessage") or m.entry.get("error")
     if err:
-        parts = [_api_error_html(entry, parts)]
+        parts = [_api_error_html(m.entry, parts)]
     cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
     meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
     label = "API error" if err else "Assistant"
@@ -128,10 +127,6 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
             f'{_header("Tool result", m)}<div class="body"><p class="note">Result of {where}.</p>{body}</div></article>')
 
 
-def _render_system(m: Message, ctx: RenderContext) -> str:
-    return conventions.system_note(m)
-
-
 def _render_meta(m: Message, ctx: RenderContext) -> str:
     rows = []
     counts: dict[str, int] = {}
@@ -160,7 +155,8 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
-_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "system": _render_system, "meta": _render_meta,
+_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta,
+              "system": lambda m, ctx: conventions.system_note(m),
               "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 
 
