@@ -75,15 +75,12 @@ def _render_link_open(self, tokens, idx, options, env):
 
 
 def _render_cell_open(self, tokens, idx, options, env):
-    # Aligned table columns come as style="text-align:…"; the CSP forbids style attributes, so
-    # the alignment becomes a class (al-left / al-center / al-right in style.css).
+    # Aligned table columns come as style="text-align:left" (center, right: markdown-it's table rule
+    # makes no other); the CSP forbids style attributes, so the alignment becomes a class (al-left…).
     tok = tokens[idx]
-    style = tok.attrGet("style")
+    style = tok.attrs.pop("style", None)
     if style:
-        m = re.match(r"text-align:(left|center|right)$", str(style))
-        tok.attrs.pop("style", None)
-        if m:
-            tok.attrSet("class", f"al-{m.group(1)}")
+        tok.attrSet("class", "al-" + str(style).removeprefix("text-align:"))
     return self.renderToken(tokens, idx, options, env)
 
 
@@ -212,23 +209,20 @@ def ansi_to_html(text: str) -> str:
     if "\x1b" not in text:
         return esc(text)
     out: list[str] = []
-    classes: list[str] = []
-    open_span = False
+    classes: list[str] = []  # in force, and a <span> open for them when there are any
     pos = 0
     for m in _ANSI.finditer(text):
         out.append(esc(text[pos : m.start()]))
         pos = m.end()
         if m.group(1) is None and not m.group(0).endswith("m"):
             continue  # cursor movement, title setting, …: no visible meaning in a page
-        classes = _sgr_classes(classes, [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")])
-        if open_span:
+        if classes:
             out.append("</span>")
-            open_span = False
+        classes = _sgr_classes(classes, [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")])
         if classes:
             out.append(f'<span class="{" ".join(dict.fromkeys(classes))}">')
-            open_span = True
     out.append(esc(text[pos:]))
-    if open_span:
+    if classes:
         out.append("</span>")
     return "".join(out)
 
