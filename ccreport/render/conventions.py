@@ -132,7 +132,6 @@ def system_note(m) -> str:
     e = m.entry or {}
     sub = e.get("subtype")
     content = e.get("content") if isinstance(e.get("content"), str) else ""
-    level = e.get("level") if isinstance(e.get("level"), str) else ""
     anchor = f'id="L{m.line}"'
     when = fmt_time(m.timestamp)
     if sub == "compact_boundary":
@@ -169,7 +168,7 @@ def system_note(m) -> str:
             body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
         return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
                 f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{body}</details></div>')
-    cls = "sysnote err" if level == "error" else "sysnote warn" if level == "warning" else "sysnote"
+    cls = "sysnote err" if e.get("level") == "error" else "sysnote warn" if e.get("level") == "warning" else "sysnote"
     label = esc(sub or "system")
     body = pre(content) if content else json_block(e)
     if content and len(content) < 300 and "\n" not in content:
