@@ -113,17 +113,16 @@ def unknown_block(b) -> str:
 
 
 def result_content_html(content, ctx: RenderContext, is_error: bool = False) -> str:
-    """The content of a tool_result: a string, or a list of text/image/tool_reference blocks."""
+    """The content of a tool_result that is not text alone (tools.base.generic_result renders that):
+    a list of text/image/document/tool_reference blocks, or None, or any other value."""
     cls = "out err" if is_error else "out"
     if content is None:
         return '<p class="dim">(no content)</p>'
-    if isinstance(content, str):
-        return pre(content, cls=cls)
     if isinstance(content, list):
         parts = []
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text":
-                parts.append(pre(b.get("text") if isinstance(b.get("text"), str) else to_text(b.get("text")), cls=cls))
+                parts.append(pre(to_text(b.get("text")), cls=cls))
             elif isinstance(b, dict) and b.get("type") == "image":
                 parts.append(image_html(b, ctx))
             elif isinstance(b, dict) and b.get("type") == "document":

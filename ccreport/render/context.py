@@ -1,9 +1,5 @@
-"""Where a rendered fragment is going: the page's place in the site, its blobs, its anchors.
-
-Images and documents from transcripts are written once to the site as files: a base64 image may
-repeat on many lines (and in replayed sub-agent files); naming the file by its content hash writes
-it once and lets every page link to it instead of inlining megabytes.
-"""
+"""Where a rendered fragment is going: the page's place in the site, its blobs (content-addressed
+files, docs/render.md says why), its anchors."""
 
 from __future__ import annotations
 
@@ -56,7 +52,6 @@ class RenderContext:
     blobs: BlobStore | None = None
     agent_urls: dict = field(default_factory=dict)  # agent id → site-relative URL of its first page
     page_lines: set = field(default_factory=set)  # anchors present on this page
-    parent_url: str | None = None  # for agent transcripts: the session's main page holding the call
     embed: bool = False  # export: inline blobs as data: URLs instead of files
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
     # set by the build, which copies a file the first time a <persisted-output> names it.

@@ -132,7 +132,6 @@ def system_note(m) -> str:
     e = m.entry or {}
     sub = e.get("subtype")
     content = e.get("content") if isinstance(e.get("content"), str) else ""
-    level = e.get("level") if isinstance(e.get("level"), str) else ""
     anchor = f'id="L{m.line}"'
     when = fmt_time(m.timestamp)
     if sub == "compact_boundary":
@@ -169,7 +168,7 @@ def system_note(m) -> str:
             body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
         return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
                 f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{body}</details></div>')
-    cls = "sysnote err" if level == "error" else "sysnote warn" if level == "warning" else "sysnote"
+    cls = "sysnote err" if e.get("level") == "error" else "sysnote warn" if e.get("level") == "warning" else "sysnote"
     label = esc(sub or "system")
     body = pre(content) if content else json_block(e)
     if content and len(content) < 300 and "\n" not in content:
@@ -279,15 +278,12 @@ def output_text(text: str, ctx, cls: str = "out", source: bool = True) -> str:
     When tags were taken out (reminders, <persisted-output>, <tool_use_error>) the original text
     follows, folded (source_fold); source=False when the caller shows the source of a larger whole.
     """
-    original = text
-    reminders = ""
     tagged = "<system-reminder>" in text or "<persisted-output>" in text
     err = tag_text("tool_use_error", text)
     tagged = tagged or (err is not None and text.strip().startswith("<tool_use_error>"))
     inner = source and not tagged  # one source copy: of the whole text when tags went, else of ANSI runs
-    src = source_fold(original) if source and tagged else ""
-    if "<system-reminder>" in text:
-        text, reminders = _reminders(text, source=inner)
+    src = source_fold(text) if source and tagged else ""
+    text, reminders = _reminders(text, source=inner)
     if "<persisted-output>" in text:
         parts, pos = [], 0
         for m in _PERSISTED.finditer(text):

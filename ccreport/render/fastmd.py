@@ -41,20 +41,19 @@ class Unrenderable(Exception):
     """The Rust renderer gave up on this text (the caller renders it with markdown-it-py)."""
 
 
-_fds: tuple[int, int] | None = None  # (/dev/null, a copy of the real fd 2), opened on first use
-_no_redirect = False  # fd 2 cannot be duplicated (closed): render without hiding anything
+_fds: tuple[int, ...] | None = None  # (/dev/null, a copy of the real fd 2) from first use; (): fd 2 is closed
 
 
 def _quiet_render(text: str) -> str:
     # markdown-it.rs panics on a few inputs ("[`"), and Rust's panic hook writes to fd 2 before
     # pyo3 raises: fd 2 points at /dev/null during the call (docs/render.md says what that costs).
-    global _fds, _no_redirect
-    if _fds is None and not _no_redirect:
+    global _fds
+    if _fds is None:
         try:
             _fds = (os.open(os.devnull, os.O_WRONLY), os.dup(2))
         except OSError:
-            _no_redirect = True
-    if _fds is not None:
+            _fds = ()
+    if _fds:
         try:
             sys.stderr.flush()
         except (AttributeError, ValueError, OSError):
@@ -67,7 +66,7 @@ def _quiet_render(text: str) -> str:
             raise
         raise Unrenderable(str(exc)[:200]) from None
     finally:
-        if _fds is not None:
+        if _fds:
             os.dup2(_fds[1], 2)
 
 

@@ -1,10 +1,5 @@
-"""Text → safe HTML: escaping, markdown, code highlighting, ANSI colours, folding.
-
-Everything here treats its input as untrusted: markdown runs with raw HTML off and only
-http(s)/mailto links; images in markdown never load (they become links, so no page fetches from
-another host); highlighted code comes out of pygments escaped; ANSI escapes become classed spans.
-One markdown-it instance and one formatter serve the whole process; lexers are cached.
-"""
+"""Text → safe HTML: escaping, markdown, code highlighting, ANSI colours, folding. All input is
+untrusted: docs/render.md states the rules."""
 
 from __future__ import annotations
 
@@ -80,15 +75,12 @@ def _render_link_open(self, tokens, idx, options, env):
 
 
 def _render_cell_open(self, tokens, idx, options, env):
-    # Aligned table columns come as style="text-align:…"; the CSP forbids style attributes, so
-    # the alignment becomes a class (al-left / al-center / al-right in style.css).
+    # Aligned table columns come as style="text-align:left" (center, right: markdown-it's table rule
+    # makes no other); the CSP forbids style attributes, so the alignment becomes a class (al-left…).
     tok = tokens[idx]
-    style = tok.attrGet("style")
+    style = tok.attrs.pop("style", None)
     if style:
-        m = re.match(r"text-align:(left|center|right)$", str(style))
-        tok.attrs.pop("style", None)
-        if m:
-            tok.attrSet("class", f"al-{m.group(1)}")
+        tok.attrSet("class", "al-" + str(style).removeprefix("text-align:"))
     return self.renderToken(tokens, idx, options, env)
 
 
@@ -138,10 +130,9 @@ def _lexer_by_ext(ext: str):
     # By name where codelang knows the extension: pygments' own filename lookup imports every
     # lexer module on first use (about a second per process).
     name = lexer_name(ext)
-    if name is not None:
-        lx = _lexer_by_name(name)
-        if lx is not None:
-            return lx
+    lx = _lexer_by_name(name) if name is not None else None
+    if lx is not None:
+        return lx
     try:
         return get_lexer_for_filename("x." + ext, stripnl=False, ensurenl=False)
     except ClassNotFound:
@@ -218,23 +209,20 @@ def ansi_to_html(text: str) -> str:
     if "\x1b" not in text:
         return esc(text)
     out: list[str] = []
-    classes: list[str] = []
-    open_span = False
+    classes: list[str] = []  # in force, and a <span> open for them when there are any
     pos = 0
     for m in _ANSI.finditer(text):
         out.append(esc(text[pos : m.start()]))
         pos = m.end()
         if m.group(1) is None and not m.group(0).endswith("m"):
             continue  # cursor movement, title setting, …: no visible meaning in a page
-        classes = _sgr_classes(classes, [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")])
-        if open_span:
+        if classes:
             out.append("</span>")
-            open_span = False
+        classes = _sgr_classes(classes, [int(c) if c.isdigit() else 0 for c in (m.group(1) or "0").split(";")])
         if classes:
             out.append(f'<span class="{" ".join(dict.fromkeys(classes))}">')
-            open_span = True
     out.append(esc(text[pos:]))
-    if open_span:
+    if classes:
         out.append("</span>")
     return "".join(out)
 
@@ -309,11 +297,9 @@ def _split_head(text: str) -> tuple[str, str]:
         if nxt < 0 or nxt > FOLD_CHARS:
             break
         nl = nxt
-    if nl < 0:
-        nl = min(len(text), FOLD_CHARS)
-        # never split inside an escape sequence or surrogate-free code point: str slicing is safe
-        return text[:nl], text[nl:]
-    return text[: nl + 1], text[nl + 1 :]
+    # After the last newline in the head; a text without one there is cut at FOLD_CHARS.
+    end = nl + 1 if nl >= 0 else min(len(text), FOLD_CHARS)
+    return text[:end], text[end:]
 
 
 # --- the source behind a transformed view ------------------------------------------------------

@@ -1,10 +1,5 @@
-"""Messages → HTML fragments.
-
-Every string that came from a transcript goes through ``esc`` (or markdown with HTML off, or
-pygments) before it reaches the page. Tool calls are rendered by the ``tools`` package; the text
-conventions Claude Code puts in user text (slash commands, bash mode, caveats…) by ``conventions.py``;
-the pieces they all share are in ``blocks.py``. ``RenderContext`` is imported here for callers.
-"""
+"""Messages → HTML fragments, one renderer per message kind: tool calls by the ``tools`` package, the
+conventions in user text by ``conventions.py`` (docs/render.md: the package's parts and its rules)."""
 
 from __future__ import annotations
 
@@ -46,7 +41,7 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, m.entry or {})
+            html, cls, lab = conventions.user_text(payload, m.entry)
             parts.append(html)
             if cls is None:
                 typed = True
@@ -67,7 +62,6 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
 
 
 def _render_assistant(m: Message, ctx: RenderContext) -> str:
-    entry = m.entry or {}
     parts = []
     for btype, payload in m.blocks:
         if btype == "text":
@@ -81,9 +75,9 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
             parts.append(tools.render_call(payload, ctx))
         else:
             parts.append(unknown_block(payload))
-    err = entry.get("isApiErrorMessage") or entry.get("error")
+    err = m.entry.get("isApiErrorMessage") or m.entry.get("error")
     if err:
-        parts = [_api_error_html(entry, parts)]
+        parts = [_api_error_html(m.entry, parts)]
     cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
     meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
     label = "API error" if err else "Assistant"
@@ -133,10 +127,6 @@ def _render_result(m: Message, ctx: RenderContext) -> str:
             f'{_header("Tool result", m)}<div class="body"><p class="note">Result of {where}.</p>{body}</div></article>')
 
 
-def _render_system(m: Message, ctx: RenderContext) -> str:
-    return conventions.system_note(m)
-
-
 def _render_meta(m: Message, ctx: RenderContext) -> str:
     rows = []
     counts: dict[str, int] = {}
@@ -165,7 +155,8 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
-_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "system": _render_system, "meta": _render_meta,
+_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta,
+              "system": lambda m, ctx: conventions.system_note(m),
               "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 
 

@@ -1,10 +1,5 @@
 """Usage reports (model.usage) as the page templates show them: formatted totals, models, and a
-small bar chart of activity over days, as inline SVG made on the server.
-
-The chart has no script, no CDN, no style attributes (the pages' CSP forbids inline styles): geometry
-goes in SVG attributes, colours in classes of style.css. Each bar has a <title> so hovering (or a
-screen reader) gives the day's figures; the whole chart has a text alternative.
-"""
+bar chart of activity over days as inline SVG (docs/render.md says why it is drawn this way)."""
 
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     for m in page.messages:
         lines.update(m.lines)
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
-                        parent_url=pages.parent_url, copy_tool_result=run.copy_tool_result)
+                        copy_tool_result=run.copy_tool_result)
     parts = []
     if pages.renders is not None:
         pages.renders.begin_page()
