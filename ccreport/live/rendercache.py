@@ -62,11 +62,7 @@ class _Urls(_Recording):
     """ctx.agent_urls that records each key asked for (and the answer)."""
 
     def _ask(self, k):
-        try:
-            r = self._real.get(k, _MISSING)
-        except TypeError:  # an unhashable key: the dict would raise; so do we, uncached
-            self._deps.ok = False
-            raise
+        r = self._real.get(k, _MISSING)
         self._deps.items.append(("url", k, r))
         return r
 
@@ -128,27 +124,18 @@ TRACKED = ("page_lines", "agent_urls", "blobs", "copy_tool_result")
 _FIXED = tuple(f.name for f in fields(RenderContext) if f.name not in TRACKED)
 
 
-def _plain(value):
-    # For the key only: sets in sorted order, anything else orjson cannot write by its repr (a
-    # repr that differs between equal values only costs a miss, never a wrong hit).
-    if isinstance(value, (set, frozenset)):
-        try:
-            return sorted(value)
-        except TypeError:
-            return repr(value)
-    return repr(value)
-
-
 def fingerprint(m, ctx: RenderContext) -> bytes | None:
     """The digest of everything a render of ``m`` depends on besides the recorded lookups (None when
     orjson cannot write ``m``: it is rendered uncached)."""
     try:
         data = orjson.dumps(m)
-    except (TypeError, orjson.JSONEncodeError):
+    except TypeError:  # orjson.JSONEncodeError is one
         return None
     h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
     fixed = [getattr(ctx, name) for name in _FIXED]
-    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
+    # A field orjson cannot write is keyed by its repr: one that differs between equal values only
+    # costs a miss, never a wrong hit.
+    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=repr))
     h.update(b"colours in the browser" if in_browser() else b"colours by pygments")  # markup.colours_in_browser
     return h.digest()
 
