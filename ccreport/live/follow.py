@@ -57,9 +57,7 @@ class Follower:
     def changed(self, paths: list[str], stamps: dict | None) -> bool:
         """The files an update wrote or deleted (not pushed already); ``stamps``: its stage times.
         True when an open page was told."""
-        if self.live is None:
-            return False
-        return self.live.changed(paths, stamps, self.cache.take_fragments())
+        return self.live is not None and self.live.changed(paths, stamps, self.cache.take_fragments())
 
     def failed(self, message: str) -> None:
         """One update failed: the watch goes on, the last good pages stay."""
@@ -86,13 +84,12 @@ class Follower:
             self.ready.set()  # the first yield (a change or a timeout) means the watcher is running
             if self.stop.is_set():
                 break
-            warm = None
-            if not changes:  # idle: warm the cache for the pages opened since
-                if self.live is not None:
-                    warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
-                if not warm:
-                    continue
-            self._update(changes, warm)
+            if changes:
+                self._update(changes, None)
+            elif self.live is not None:  # idle: warm the cache for the pages opened since
+                warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
+                if warm:
+                    self._update(changes, warm)
 
     def _update(self, changes, warm: dict | None) -> None:
         self._given = set()
