@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -118,12 +119,8 @@ class Live:
 
 
 def _end_stream(q: queue.Queue) -> None:
-    while True:
-        try:
-            q.put_nowait(None)  # the end of the stream
-            return
-        except queue.Full:
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                pass
+    # Called with Live.lock held, so no other event is put meanwhile: one slot freed is room enough.
+    if q.full():
+        with contextlib.suppress(queue.Empty):  # (the stream's reader may have just emptied it)
+            q.get_nowait()
+    q.put_nowait(None)  # the end of the stream
