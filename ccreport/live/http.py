@@ -40,12 +40,10 @@ def resolve_static(root: Path, url_path: str) -> Path | None:
         real = base.joinpath(*[p for p in parts if p]).resolve(strict=True)
     except (OSError, RuntimeError):
         return None
-    if not real.is_relative_to(base):
-        return None  # a symlink out of the site
     if real.is_dir():
         real = real / "index.html"
-        if not real.is_file() or not real.resolve().is_relative_to(base):
-            return None
+    if not real.resolve().is_relative_to(base):
+        return None  # a symlink out of the site
     return real if real.is_file() else None
 
 
@@ -202,8 +200,8 @@ class Handler(BaseHTTPRequestHandler):
             if head:
                 return
             # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
-            hello = {"urls": [], "error": live.error, "version": live.version, "hello": True}
-            self._write_event(hello, retry=1000)
+            self.wfile.write(b"retry: 1000\n")
+            self._write_event({"urls": [], "error": live.error, "version": live.version, "hello": True})
             while True:
                 try:
                     data = q.get(timeout=HEARTBEAT_S)
@@ -219,7 +217,6 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             live.unsubscribe(q)
 
-    def _write_event(self, data: dict, retry: int | None = None):
-        msg = (f"retry: {retry}\n" if retry else "") + f"event: change\ndata: {json.dumps(data)}\n\n"
-        self.wfile.write(msg.encode("utf-8"))
+    def _write_event(self, data: dict):
+        self.wfile.write(f"event: change\ndata: {json.dumps(data)}\n\n".encode("utf-8"))
         self.wfile.flush()
