@@ -89,37 +89,33 @@ class Handler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             sys.stderr.write("ccreport serve: " + (fmt % args) + "\n")
 
-    def do_HEAD(self):
-        self._dispatch(head=True)
-
-    def do_GET(self):
-        self._dispatch(head=False)
-
-    def _dispatch(self, head: bool):
+    def do_GET(self):  # (and HEAD: the answers below leave out the body for it)
         try:
             parts = urlsplit(self.path)
             path = parts.path or "/"
             if path == "/__live":
                 live = self.server.live
-                return self._json(200, {"live": live is not None, "error": live.error if live else None}, head)
+                return self._json(200, {"live": live is not None, "error": live.error if live else None})
             if path == "/__events":
-                return self._events(head)
+                return self._events()
             if path == "/__fragment":
-                return self._fragment(parts.query, head)
+                return self._fragment(parts.query)
             if path == "/api" or path.startswith("/api/"):
                 if self.server.home is None:
-                    return self._json(404, {"error": "no Claude home: the API is off", "status": 404}, head)
+                    return self._json(404, {"error": "no Claude home: the API is off", "status": 404})
                 status, body = api.handle(self.server.home, path, parts.query, self.server.page_size,
                                           self.server.catalogs)
-                return self._json(status, body, head)
-            return self._static(path, head)
+                return self._json(status, body)
+            return self._static(path)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
         except Exception as exc:  # one bad request must never take the server down
             try:
-                self._json(500, {"error": f"internal error: {exc!r}", "status": 500}, head)
+                self._json(500, {"error": f"internal error: {exc!r}", "status": 500})
             except OSError:
                 self.close_connection = True
+
+    do_HEAD = do_GET
 
     # --- answers -------------------------------------------------------------------------------
     def _send(self, status: int, ctype: str, length: int, cache: str):
@@ -131,64 +127,64 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Referrer-Policy", "no-referrer")
         self.end_headers()
 
-    def _reply(self, status: int, ctype: str, raw: bytes, head: bool):
+    def _reply(self, status: int, ctype: str, raw: bytes):
         self._send(status, ctype, len(raw), "no-store")
-        if not head:
+        if self.command != "HEAD":
             self.wfile.write(raw)
 
-    def _json(self, status: int, body: dict, head: bool):
+    def _json(self, status: int, body: dict):
         raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self._reply(status, "application/json; charset=utf-8", raw, head)
+        self._reply(status, "application/json; charset=utf-8", raw)
 
-    def _not_found(self, head: bool):
+    def _not_found(self):
         raw = b"<!doctype html><title>Not found</title><p>Not found.</p>\n"
-        self._reply(404, "text/html; charset=utf-8", raw, head)
+        self._reply(404, "text/html; charset=utf-8", raw)
 
-    def _static(self, path: str, head: bool):
+    def _static(self, path: str):
         f = resolve_static(self.server.site, path)
         if f is None:
-            return self._not_found(head)
+            return self._not_found()
         ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
         if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
             ctype += "; charset=utf-8"
         # Pages change under a live server; hashed assets and blobs never change under their name.
         rel_parts = f.relative_to(self.server.site).parts
         top = rel_parts[0]
-        if self.server.live is not None and top == "p" and f.name.startswith("page-") and not head:
+        if self.server.live is not None and top == "p" and f.name.startswith("page-") and self.command != "HEAD":
             self.server.live.viewed("/".join(rel_parts))
         immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
         cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:
             fh = open(f, "rb")
         except OSError:
-            return self._not_found(head)
+            return self._not_found()
         with fh:
             size = os.fstat(fh.fileno()).st_size
             self._send(200, ctype, size, cache)
-            if not head:
+            if self.command != "HEAD":
                 shutil.copyfileobj(fh, self.wfile, 64 * 1024)
 
-    def _fragment(self, query: str, head: bool):
+    def _fragment(self, query: str):
         live = self.server.live
         try:
             q = parse_qs(query, max_num_fields=4)
         except ValueError:  # more fields than a fragment request has
-            return self._not_found(head)
+            return self._not_found()
         url, v = q.get("url", [""])[0], q.get("v", [""])[0]
         # A key, never a path: Live holds only pages that resolve inside the site (Live.changed), so any
         # other name, outside or not, gets the same plain 404.
         raw = live.fragment(url, int(v)) if live is not None and v.isdigit() and len(v) <= 18 else None
         if raw is None:
-            return self._not_found(head)
-        self._reply(200, "text/html; charset=utf-8", raw, head)
+            return self._not_found()
+        self._reply(200, "text/html; charset=utf-8", raw)
 
-    def _events(self, head: bool):
+    def _events(self):
         live = self.server.live
         if live is None:
-            return self._json(404, {"error": "not a live server (start it with --watch)", "status": 404}, head)
+            return self._json(404, {"error": "not a live server (start it with --watch)", "status": 404})
         q = live.subscribe()
         if q is None:
-            return self._json(503, {"error": "too many open event streams", "status": 503}, head)
+            return self._json(503, {"error": "too many open event streams", "status": 503})
         try:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream; charset=utf-8")
@@ -197,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
-            if head:
+            if self.command == "HEAD":
                 return
             # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
             self.wfile.write(b"retry: 1000\n")
