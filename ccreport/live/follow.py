@@ -42,9 +42,7 @@ class Follower:
         self.home, self.out, self.opts, self.live, self.log = home, out, opts, live, log
         self.stop = threading.Event()
         self.ready = threading.Event()  # set once the watcher is in place: changes after that are never missed
-        self.cache = RenderCache() if live is not None else None
-        if self.cache is not None:
-            self.cache.on_page = self._page_written
+        self.cache = RenderCache(on_page=self._page_written) if live is not None else None
         self.state: State | None = None
         self.catalog: Catalog | None = None
         self._given: set[str] = set()  # paths of the update in hand already pushed

@@ -8,6 +8,7 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -185,13 +186,13 @@ class TranscriptRenders:
 class RenderCache:
     """Per-transcript renders for a follower (follow.Follower): one object for the whole run."""
 
-    def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS):
+    def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS, on_page: Callable[[str], None] | None = None):
         self.max = max_transcripts
         self._by: OrderedDict[tuple, TranscriptRenders] = OrderedDict()
         self.fragments: OrderedDict[str, dict] = OrderedDict()
         # Called with the path of each page written through the cache, as soon as it is written
-        # (the Follower sets it: the page is pushed before the rest of its session is done).
-        self.on_page = None
+        # (the Follower's: the page is pushed before the rest of its session is done).
+        self.on_page = on_page
 
     def transcript(self, key: tuple) -> TranscriptRenders:
         tr = self._by.pop(key, None) or TranscriptRenders()
