@@ -6,7 +6,6 @@ The endpoints and the cursor rules: docs/live.md.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -32,19 +31,16 @@ class CatalogCache:
 
     def __init__(self, ttl: float = 2.0):
         self.ttl = ttl
-        self.lock = threading.Lock()
-        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog)
+        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog): replaced whole, no lock
 
     def get(self, home: Path) -> Catalog:
         sig = _signature(home / "projects")
         now = time.monotonic()
-        with self.lock:
-            e = self.entry
-            if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
-                return e[3]
+        e = self.entry
+        if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
+            return e[3]
         catalog = discover(home)
-        with self.lock:
-            self.entry = (home, sig, now, catalog)
+        self.entry = (home, sig, now, catalog)
         return catalog
 
 

@@ -104,12 +104,11 @@ class Follower:
                 on_session=self._session_done if self.live is not None else None))
         except HomeError as exc:
             self.failed(str(exc))
-            return
         except OSError as exc:
             self.failed(f"cannot update the site in {self.out}: {exc.strerror or exc}")
             self.state = State.load(self.out)  # what is on disk is the truth again
-            return
-        self._report(res)
+        else:
+            self._report(res)
 
     def _page_written(self, path: str) -> None:
         self._session_done([path], {"start": self._started, "sessions": time.time()})
