@@ -1,11 +1,12 @@
-"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
-
-How it stays fast and what it relies on from the lower stages: docs/live.md.
+"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so (and
+``ccreport watch``: run_watch). How it stays fast and what it relies on from the lower stages: docs/live.md.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -35,7 +36,7 @@ class Follower:
     """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
     each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
     (the render cache, early pushes and warming of docs/live.md are for them; ``log`` gets each failure too);
-    ``ccreport watch`` overrides them to print (watch.py)."""
+    ``ccreport watch`` overrides them to print (Printer)."""
 
     def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
                  log: Callable[[str], None] | None = None):
@@ -184,3 +185,41 @@ def _projects_of(changes, projects: Path) -> set[str] | None:
         names.add(path[len(root):].split(os.sep, 1)[0])
     return names
 
+
+class Printer(Follower):
+    """A follower that reports on stderr: each update's counts, every error."""
+
+    def __init__(self, home: Path, out: Path, opts: Options, quiet: bool = False):
+        super().__init__(home, out, opts)
+        self.quiet = quiet
+        self.builds = 0
+
+    def built(self, res: BuildResult) -> None:
+        self.builds += 1
+        for err in res.errors:
+            print(f"ccreport: error: {err}", file=sys.stderr, flush=True)
+        if not self.quiet and (res.written or res.deleted):
+            print(f"ccreport: {time.strftime('%H:%M:%S')} {len(res.written)} written, {len(res.deleted)} deleted "
+                  f"in {res.seconds * 1000:.0f} ms", file=sys.stderr, flush=True)
+        if self.builds == 1 and not self.quiet:
+            print(f"ccreport: watching {self.home / 'projects'} → {self.out / 'index.html'} (Ctrl-C to stop)",
+                  file=sys.stderr, flush=True)
+
+    def failed(self, message: str) -> None:
+        print(f"ccreport: error: {message}", file=sys.stderr, flush=True)
+
+
+def run_watch(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
+    """The `ccreport watch` command: follow until Ctrl-C or SIGTERM, reporting each update."""
+    printer = Printer(home, out, opts, quiet)
+    # Both signals only ask to stop: the catch-up run (maybe a long first build) ends after the
+    # session in hand, the watch between two updates, so no page is left half done.
+    signal.signal(signal.SIGTERM, lambda signum, frame: printer.stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: printer.stop.set())
+    printer.run()
+    if printer.builds == 0:
+        print("ccreport: stopped before the site was up to date", file=sys.stderr, flush=True)
+        return 130
+    if not quiet:
+        print("ccreport: watch stopped", file=sys.stderr, flush=True)
+    return 0
