@@ -142,9 +142,7 @@ def transcript_window(path: Path, limit: int, after: int | None, before: int | N
     try:
         for m in iter_messages(path, page_size):
             total += 1
-            if after is not None and m.line <= after:
-                continue
-            if before is not None and m.line >= before:
+            if (after is not None and m.line <= after) or (before is not None and m.line >= before):
                 continue
             matching += 1
             if offset is not None and matching <= offset:

@@ -158,8 +158,7 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
         if parsed is None:
             continue
         pdir, sid, tid, no = parsed
-        project = by_name.get(pdir)
-        session = project.sessions.get(sid) if project is not None else None
+        session = by_name[pdir].sessions.get(sid) if pdir in by_name else None
         if session is None or all(t.id != tid for t in session.transcripts) or render_cache.has((pdir, sid, tid)):
             continue
         if state is not None:

@@ -242,9 +242,7 @@ def make_server(site: Path, home: Path | None, host: str = "127.0.0.1", port: in
                 page_size: int = DEFAULT_PAGE_SIZE, quiet: bool = True) -> SiteServer:
     """Bind ``port`` or one of the next PORT_TRIES - 1 (port 0: any free port). PortError when none is free."""
     last: OSError | None = None
-    for p in ([port] if port == 0 else range(port, port + PORT_TRIES)):
-        if p > 65535:
-            break
+    for p in ([port] if port == 0 else range(port, min(port + PORT_TRIES, 65536))):
         try:
             return SiteServer((host, p), site, home, live, page_size, quiet)
         except OSError as exc:
