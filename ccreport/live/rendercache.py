@@ -102,20 +102,15 @@ def _copier(real, deps: _Deps):
 def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
     """Would the context answer every recorded question the same way now?"""
     for kind, q, answer in deps:
-        if kind == "line":
-            if (q in ctx.page_lines) != answer:
-                return False
-        elif kind == "url":
-            if ctx.agent_urls.get(q, _MISSING) != answer:
-                return False
-        elif kind == "copy":
-            # Asked again for real: the copier copies the file if it is not in the site yet,
-            # exactly as the render would have.
-            if ctx.copy_tool_result(q) != answer:
-                return False
-        elif kind == "blob":
-            if q is not None and not (site / q).is_file():
-                return False  # the blob file went (deleted by hand): render, so it is saved again
+        if kind == "line" and (q in ctx.page_lines) != answer:
+            return False
+        if kind == "url" and ctx.agent_urls.get(q, _MISSING) != answer:
+            return False
+        # Asked again for real: the copier copies the file if it is not in the site yet, as the render would have.
+        if kind == "copy" and ctx.copy_tool_result(q) != answer:
+            return False
+        if kind == "blob" and q is not None and not (site / q).is_file():
+            return False  # the blob file went (deleted by hand): render, so it is saved again
     return True
 
 
@@ -203,8 +198,7 @@ class RenderCache:
 
     def has(self, key: tuple) -> bool:
         """Does the cache hold renders of this transcript (project dir, session id, transcript id)?"""
-        tr = self._by.get(key)
-        return tr is not None and bool(tr.entries)
+        return key in self._by and bool(self._by[key].entries)
 
     def add_fragment(self, page: str, fragment: dict) -> None:
         self.fragments.pop(page, None)
