@@ -81,10 +81,9 @@ class Live:
                 continue
             if rel.endswith(".html"):
                 urls.add(rel)
-        was_error = self.error
-        self.error = None
-        if not urls and not was_error:
+        if not urls and not self.error:
             return False
+        self.error = None
         data = {"urls": sorted(urls), "error": None, "at": time.time()}
         if stamps:
             data["stamps"] = stamps

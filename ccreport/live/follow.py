@@ -138,9 +138,7 @@ def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
     site = str(out.resolve())
 
     def keep(change: watchfiles.Change, path: str) -> bool:
-        if path == site or path.startswith(site + os.sep):
-            return False
-        return not os.path.basename(path).endswith(".tmp")
+        return not (path == site or path.startswith(site + os.sep) or path.endswith(".tmp"))
 
     return keep
 

@@ -140,12 +140,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(raw)
 
     def _json(self, status: int, body: dict):
-        raw = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        self._reply(status, "application/json; charset=utf-8", raw)
+        self._reply(status, "application/json; charset=utf-8", json.dumps(body, ensure_ascii=False).encode("utf-8"))
 
     def _not_found(self):
-        raw = b"<!doctype html><title>Not found</title><p>Not found.</p>\n"
-        self._reply(404, "text/html; charset=utf-8", raw)
+        self._reply(404, "text/html; charset=utf-8", b"<!doctype html><title>Not found</title><p>Not found.</p>\n")
 
     def _static(self, path: str):
         f = resolve_static(self.server.site, path)
