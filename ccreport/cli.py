@@ -222,7 +222,7 @@ def tail(home, session, lines, agent, as_json):
 def watch(home, out, page_size, quiet):
     """Keep the site current while sessions are written (Ctrl-C stops)."""
     from ccreport.site.build import Options
-    from ccreport.live.watch import run
+    from ccreport.live.follow import run_watch as run
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)

@@ -6,7 +6,6 @@ The endpoints and the cursor rules: docs/live.md.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -32,19 +31,16 @@ class CatalogCache:
 
     def __init__(self, ttl: float = 2.0):
         self.ttl = ttl
-        self.lock = threading.Lock()
-        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog)
+        self.entry: tuple | None = None  # (home, signature, monotonic time, catalog): replaced whole, no lock
 
     def get(self, home: Path) -> Catalog:
         sig = _signature(home / "projects")
         now = time.monotonic()
-        with self.lock:
-            e = self.entry
-            if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
-                return e[3]
+        e = self.entry
+        if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
+            return e[3]
         catalog = discover(home)
-        with self.lock:
-            self.entry = (home, sig, now, catalog)
+        self.entry = (home, sig, now, catalog)
         return catalog
 
 
@@ -63,34 +59,31 @@ def _signature(root: Path):
 # --- routing ------------------------------------------------------------------------------------
 def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCache) -> tuple[int, dict]:
     """(status, JSON-able body) for one GET under /api/. Never raises for bad input."""
+    # Split before decoding, so an encoded "/" (%2F) stays inside its segment and is refused there.
+    parts = path.strip("/").split("/")
     try:
-        return 200, _route(home, path, query, page_size, cache)
+        if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
+            raise LocateError(f"no such API endpoint: {path}")
+        sid = unquote(parts[2])
+        if sid != "latest":
+            check_id(sid)
+        params = _params(query)
+        session = find_session(home, sid, catalog=cache.get(home))
+        if parts[3] == "transcripts":
+            return 200, {"session_id": session.id,
+                         "transcripts": [_describe(t, page_size) for t in session.transcripts]}
+        agent = params.get("agent_id")
+        if agent is not None and agent != "main":
+            check_id(agent, "agent id")
+        t = find_transcript(session, agent)
+        return 200, dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
+                                           after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
+                                           offset=_int(params, "offset", None, 0), page_size=page_size),
+                         session_id=session.id, agent_id=t.id)
     except LocateError as exc:
         return exc.status, {"error": str(exc), "status": exc.status}
     except HomeError as exc:
         return 404, {"error": str(exc), "status": 404}
-
-
-def _route(home: Path, path: str, query: str, page_size: int, cache: CatalogCache) -> dict:
-    # Split before decoding, so an encoded "/" (%2F) stays inside its segment and is refused there.
-    parts = path.strip("/").split("/")
-    if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
-        raise LocateError(f"no such API endpoint: {path}")
-    sid = unquote(parts[2])
-    if sid != "latest":
-        check_id(sid)
-    params = _params(query)
-    session = find_session(home, sid, catalog=cache.get(home))
-    if parts[3] == "transcripts":
-        return {"session_id": session.id, "transcripts": [_describe(t, page_size) for t in session.transcripts]}
-    agent = params.get("agent_id")
-    if agent is not None and agent != "main":
-        check_id(agent, "agent id")
-    t = find_transcript(session, agent)
-    return dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
-                                  after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
-                                  offset=_int(params, "offset", None, 0), page_size=page_size),
-                session_id=session.id, agent_id=t.id)
 
 
 def _params(query: str) -> dict[str, str]:
@@ -149,9 +142,7 @@ def transcript_window(path: Path, limit: int, after: int | None, before: int | N
     try:
         for m in iter_messages(path, page_size):
             total += 1
-            if after is not None and m.line <= after:
-                continue
-            if before is not None and m.line >= before:
+            if (after is not None and m.line <= after) or (before is not None and m.line >= before):
                 continue
             matching += 1
             if offset is not None and matching <= offset:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 import time
@@ -80,10 +81,9 @@ class Live:
                 continue
             if rel.endswith(".html"):
                 urls.add(rel)
-        was_error = self.error
-        self.error = None
-        if not urls and not was_error:
+        if not urls and not self.error:
             return False
+        self.error = None
         data = {"urls": sorted(urls), "error": None, "at": time.time()}
         if stamps:
             data["stamps"] = stamps
@@ -118,12 +118,8 @@ class Live:
 
 
 def _end_stream(q: queue.Queue) -> None:
-    while True:
-        try:
-            q.put_nowait(None)  # the end of the stream
-            return
-        except queue.Full:
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                pass
+    # Called with Live.lock held, so no other event is put meanwhile: one slot freed is room enough.
+    if q.full():
+        with contextlib.suppress(queue.Empty):  # (the stream's reader may have just emptied it)
+            q.get_nowait()
+    q.put_nowait(None)  # the end of the stream

@@ -1,11 +1,12 @@
-"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so.
-
-How it stays fast and what it relies on from the lower stages: docs/live.md.
+"""Follow a Claude home: rebuild what an append changed, as soon as the file system says so (and
+``ccreport watch``: run_watch). How it stays fast and what it relies on from the lower stages: docs/live.md.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -35,16 +36,14 @@ class Follower:
     """Keeps ``out`` current with ``home`` (``run``, until ``stop`` is set or Ctrl-C) and tells what
     each update did through ``built``, ``changed`` and ``failed``: with ``live``, to the open pages
     (the render cache, early pushes and warming of docs/live.md are for them; ``log`` gets each failure too);
-    ``ccreport watch`` overrides them to print (watch.py)."""
+    ``ccreport watch`` overrides them to print (Printer)."""
 
     def __init__(self, home: Path, out: Path, opts: Options, live: Live | None = None,
                  log: Callable[[str], None] | None = None):
         self.home, self.out, self.opts, self.live, self.log = home, out, opts, live, log
         self.stop = threading.Event()
         self.ready = threading.Event()  # set once the watcher is in place: changes after that are never missed
-        self.cache = RenderCache() if live is not None else None
-        if self.cache is not None:
-            self.cache.on_page = self._page_written
+        self.cache = RenderCache(on_page=self._page_written) if live is not None else None
         self.state: State | None = None
         self.catalog: Catalog | None = None
         self._given: set[str] = set()  # paths of the update in hand already pushed
@@ -57,9 +56,7 @@ class Follower:
     def changed(self, paths: list[str], stamps: dict | None) -> bool:
         """The files an update wrote or deleted (not pushed already); ``stamps``: its stage times.
         True when an open page was told."""
-        if self.live is None:
-            return False
-        return self.live.changed(paths, stamps, self.cache.take_fragments())
+        return self.live is not None and self.live.changed(paths, stamps, self.cache.take_fragments())
 
     def failed(self, message: str) -> None:
         """One update failed: the watch goes on, the last good pages stay."""
@@ -86,13 +83,12 @@ class Follower:
             self.ready.set()  # the first yield (a change or a timeout) means the watcher is running
             if self.stop.is_set():
                 break
-            warm = None
-            if not changes:  # idle: warm the cache for the pages opened since
-                if self.live is not None:
-                    warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
-                if not warm:
-                    continue
-            self._update(changes, warm)
+            if changes:
+                self._update(changes, None)
+            elif self.live is not None:  # idle: warm the cache for the pages opened since
+                warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
+                if warm:
+                    self._update(changes, warm)
 
     def _update(self, changes, warm: dict | None) -> None:
         self._given = set()
@@ -109,12 +105,11 @@ class Follower:
                 on_session=self._session_done if self.live is not None else None))
         except HomeError as exc:
             self.failed(str(exc))
-            return
         except OSError as exc:
             self.failed(f"cannot update the site in {self.out}: {exc.strerror or exc}")
             self.state = State.load(self.out)  # what is on disk is the truth again
-            return
-        self._report(res)
+        else:
+            self._report(res)
 
     def _page_written(self, path: str) -> None:
         self._session_done([path], {"start": self._started, "sessions": time.time()})
@@ -143,9 +138,7 @@ def _outside(out: Path) -> Callable[[watchfiles.Change, str], bool]:
     site = str(out.resolve())
 
     def keep(change: watchfiles.Change, path: str) -> bool:
-        if path == site or path.startswith(site + os.sep):
-            return False
-        return not os.path.basename(path).endswith(".tmp")
+        return not (path == site or path.startswith(site + os.sep) or path.endswith(".tmp"))
 
     return keep
 
@@ -163,8 +156,7 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
         if parsed is None:
             continue
         pdir, sid, tid, no = parsed
-        project = by_name.get(pdir)
-        session = project.sessions.get(sid) if project is not None else None
+        session = by_name[pdir].sessions.get(sid) if pdir in by_name else None
         if session is None or all(t.id != tid for t in session.transcripts) or render_cache.has((pdir, sid, tid)):
             continue
         if state is not None:
@@ -190,3 +182,41 @@ def _projects_of(changes, projects: Path) -> set[str] | None:
         names.add(path[len(root):].split(os.sep, 1)[0])
     return names
 
+
+class Printer(Follower):
+    """A follower that reports on stderr: each update's counts, every error."""
+
+    def __init__(self, home: Path, out: Path, opts: Options, quiet: bool = False):
+        super().__init__(home, out, opts)
+        self.quiet = quiet
+        self.builds = 0
+
+    def built(self, res: BuildResult) -> None:
+        self.builds += 1
+        for err in res.errors:
+            print(f"ccreport: error: {err}", file=sys.stderr, flush=True)
+        if not self.quiet and (res.written or res.deleted):
+            print(f"ccreport: {time.strftime('%H:%M:%S')} {len(res.written)} written, {len(res.deleted)} deleted "
+                  f"in {res.seconds * 1000:.0f} ms", file=sys.stderr, flush=True)
+        if self.builds == 1 and not self.quiet:
+            print(f"ccreport: watching {self.home / 'projects'} → {self.out / 'index.html'} (Ctrl-C to stop)",
+                  file=sys.stderr, flush=True)
+
+    def failed(self, message: str) -> None:
+        print(f"ccreport: error: {message}", file=sys.stderr, flush=True)
+
+
+def run_watch(home: Path, out: Path, opts: Options, quiet: bool = False) -> int:
+    """The `ccreport watch` command: follow until Ctrl-C or SIGTERM, reporting each update."""
+    printer = Printer(home, out, opts, quiet)
+    # Both signals only ask to stop: the catch-up run (maybe a long first build) ends after the
+    # session in hand, the watch between two updates, so no page is left half done.
+    signal.signal(signal.SIGTERM, lambda signum, frame: printer.stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: printer.stop.set())
+    printer.run()
+    if printer.builds == 0:
+        print("ccreport: stopped before the site was up to date", file=sys.stderr, flush=True)
+        return 130
+    if not quiet:
+        print("ccreport: watch stopped", file=sys.stderr, flush=True)
+    return 0

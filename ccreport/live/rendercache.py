@@ -8,6 +8,7 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
@@ -62,11 +63,7 @@ class _Urls(_Recording):
     """ctx.agent_urls that records each key asked for (and the answer)."""
 
     def _ask(self, k):
-        try:
-            r = self._real.get(k, _MISSING)
-        except TypeError:  # an unhashable key: the dict would raise; so do we, uncached
-            self._deps.ok = False
-            raise
+        r = self._real.get(k, _MISSING)
         self._deps.items.append(("url", k, r))
         return r
 
@@ -105,20 +102,15 @@ def _copier(real, deps: _Deps):
 def _still_holds(deps: tuple, ctx: RenderContext, site: Path) -> bool:
     """Would the context answer every recorded question the same way now?"""
     for kind, q, answer in deps:
-        if kind == "line":
-            if (q in ctx.page_lines) != answer:
-                return False
-        elif kind == "url":
-            if ctx.agent_urls.get(q, _MISSING) != answer:
-                return False
-        elif kind == "copy":
-            # Asked again for real: the copier copies the file if it is not in the site yet,
-            # exactly as the render would have.
-            if ctx.copy_tool_result(q) != answer:
-                return False
-        elif kind == "blob":
-            if q is not None and not (site / q).is_file():
-                return False  # the blob file went (deleted by hand): render, so it is saved again
+        if kind == "line" and (q in ctx.page_lines) != answer:
+            return False
+        if kind == "url" and ctx.agent_urls.get(q, _MISSING) != answer:
+            return False
+        # Asked again for real: the copier copies the file if it is not in the site yet, as the render would have.
+        if kind == "copy" and ctx.copy_tool_result(q) != answer:
+            return False
+        if kind == "blob" and q is not None and not (site / q).is_file():
+            return False  # the blob file went (deleted by hand): render, so it is saved again
     return True
 
 
@@ -128,27 +120,18 @@ TRACKED = ("page_lines", "agent_urls", "blobs", "copy_tool_result")
 _FIXED = tuple(f.name for f in fields(RenderContext) if f.name not in TRACKED)
 
 
-def _plain(value):
-    # For the key only: sets in sorted order, anything else orjson cannot write by its repr (a
-    # repr that differs between equal values only costs a miss, never a wrong hit).
-    if isinstance(value, (set, frozenset)):
-        try:
-            return sorted(value)
-        except TypeError:
-            return repr(value)
-    return repr(value)
-
-
 def fingerprint(m, ctx: RenderContext) -> bytes | None:
     """The digest of everything a render of ``m`` depends on besides the recorded lookups (None when
     orjson cannot write ``m``: it is rendered uncached)."""
     try:
         data = orjson.dumps(m)
-    except (TypeError, orjson.JSONEncodeError):
+    except TypeError:  # orjson.JSONEncodeError is one
         return None
     h = hashlib.sha256(data)  # hardware-accelerated on most CPUs: the page's images are hashed on every append
     fixed = [getattr(ctx, name) for name in _FIXED]
-    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=_plain))
+    # A field orjson cannot write is keyed by its repr: one that differs between equal values only
+    # costs a miss, never a wrong hit.
+    h.update(orjson.dumps(fixed + [ctx.blobs is None, ctx.copy_tool_result is None], default=repr))
     h.update(b"colours in the browser" if in_browser() else b"colours by pygments")  # markup.colours_in_browser
     return h.digest()
 
@@ -198,13 +181,13 @@ class TranscriptRenders:
 class RenderCache:
     """Per-transcript renders for a follower (follow.Follower): one object for the whole run."""
 
-    def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS):
+    def __init__(self, max_transcripts: int = MAX_TRANSCRIPTS, on_page: Callable[[str], None] | None = None):
         self.max = max_transcripts
         self._by: OrderedDict[tuple, TranscriptRenders] = OrderedDict()
         self.fragments: OrderedDict[str, dict] = OrderedDict()
         # Called with the path of each page written through the cache, as soon as it is written
-        # (the Follower sets it: the page is pushed before the rest of its session is done).
-        self.on_page = None
+        # (the Follower's: the page is pushed before the rest of its session is done).
+        self.on_page = on_page
 
     def transcript(self, key: tuple) -> TranscriptRenders:
         tr = self._by.pop(key, None) or TranscriptRenders()
@@ -215,8 +198,7 @@ class RenderCache:
 
     def has(self, key: tuple) -> bool:
         """Does the cache hold renders of this transcript (project dir, session id, transcript id)?"""
-        tr = self._by.get(key)
-        return tr is not None and bool(tr.entries)
+        return key in self._by and bool(self._by[key].entries)
 
     def add_fragment(self, page: str, fragment: dict) -> None:
         self.fragments.pop(page, None)

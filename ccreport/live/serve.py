@@ -1,21 +1,226 @@
-"""``ccreport serve``: the built site over HTTP (http.py), the transcript API (api.py) and, with
-``--watch``, live pages: a Follower (follow.py) keeps the site current and tells the open pages
-through events.Live. This module binds the port and runs both on background threads.
+"""``ccreport serve``: the built site over HTTP, the transcript API (api.py) and, with ``--watch``,
+live pages: a Follower (follow.py) keeps the site current and tells the open pages through
+events.Live. Both run on background threads (Running). What is refused and why no request hangs:
+docs/live.md.
 """
 
 from __future__ import annotations
 
 import errno
 import ipaddress
+import json
+import mimetypes
+import os
+import queue
+import shutil
+import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
 
+from ccreport.live import api
 from ccreport.live.events import Live
 from ccreport.live.follow import Follower
-from ccreport.live.http import SiteServer
 from ccreport.model.pages import DEFAULT_PAGE_SIZE
 
+HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
+SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
 PORT_TRIES = 20  # port in use → try the next ones, and say so
+
+
+# --- which file a URL names -----------------------------------------------------------------------
+def resolve_static(root: Path, url_path: str) -> Path | None:
+    """The file inside ``root`` that ``url_path`` names, or None (→ 404)."""
+    try:
+        rel = unquote(url_path, errors="strict").removeprefix("/")
+    except UnicodeDecodeError:
+        return None
+    parts = rel.split("/")
+    if "\x00" in rel or "\\" in rel or ".." in parts or "." in parts:
+        return None
+    # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
+    if rel.startswith("/") or rel[1:2] == ":":
+        return None
+    base = root.resolve()
+    try:
+        real = base.joinpath(*[p for p in parts if p]).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if real.is_dir():
+        real = real / "index.html"
+    if not real.resolve().is_relative_to(base):
+        return None  # a symlink out of the site
+    return real if real.is_file() else None
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False  # a port that is in use must say so, not be shared
+
+    def __init__(self, addr, site: Path, home: Path | None, live: Live | None, page_size: int, quiet: bool):
+        self.site = site.resolve()
+        self.home = home
+        self.live = live
+        self.page_size = page_size
+        self.quiet = quiet
+        self.catalogs = api.CatalogCache()
+        super().__init__(addr, Handler)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: SiteServer
+    timeout = SOCKET_TIMEOUT_S
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle on, a keep-alive client's delayed ACK
+    # stalls every response by ~40 ms.
+    disable_nagle_algorithm = True
+    # Buffered: headers and a small body leave in one send (handle_one_request flushes after each
+    # request; the event stream flushes each event itself). Unbuffered, the body followed as a
+    # second packet, a few ms later when the follower thread held the GIL.
+    wbufsize = 64 * 1024
+
+    def version_string(self):
+        return "ccreport"
+
+    def handle(self):
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            # A keep-alive client that went away (a closed tab resets its idle connections):
+            # nothing to answer, and not an error worth a traceback on the console.
+            self.close_connection = True
+
+    def log_message(self, fmt, *args):  # noqa: D401 - quiet unless asked
+        if not self.server.quiet:
+            sys.stderr.write("ccreport serve: " + (fmt % args) + "\n")
+
+    def do_GET(self):  # (and HEAD: the answers below leave out the body for it)
+        try:
+            parts = urlsplit(self.path)
+            path = parts.path or "/"
+            if path == "/__live":
+                live = self.server.live
+                return self._json(200, {"live": live is not None, "error": live.error if live else None})
+            if path == "/__events":
+                return self._events()
+            if path == "/__fragment":
+                return self._fragment(parts.query)
+            if path == "/api" or path.startswith("/api/"):
+                if self.server.home is None:
+                    return self._json(404, {"error": "no Claude home: the API is off", "status": 404})
+                status, body = api.handle(self.server.home, path, parts.query, self.server.page_size,
+                                          self.server.catalogs)
+                return self._json(status, body)
+            return self._static(path)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+        except Exception as exc:  # one bad request must never take the server down
+            try:
+                self._json(500, {"error": f"internal error: {exc!r}", "status": 500})
+            except OSError:
+                self.close_connection = True
+
+    do_HEAD = do_GET
+
+    # --- answers -------------------------------------------------------------------------------
+    def _send(self, status: int, ctype: str, length: int, cache: str):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", cache)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.end_headers()
+
+    def _reply(self, status: int, ctype: str, raw: bytes):
+        self._send(status, ctype, len(raw), "no-store")
+        if self.command != "HEAD":
+            self.wfile.write(raw)
+
+    def _json(self, status: int, body: dict):
+        self._reply(status, "application/json; charset=utf-8", json.dumps(body, ensure_ascii=False).encode("utf-8"))
+
+    def _not_found(self):
+        self._reply(404, "text/html; charset=utf-8", b"<!doctype html><title>Not found</title><p>Not found.</p>\n")
+
+    def _static(self, path: str):
+        f = resolve_static(self.server.site, path)
+        if f is None:
+            return self._not_found()
+        ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
+            ctype += "; charset=utf-8"
+        # Pages change under a live server; hashed assets and blobs never change under their name.
+        rel_parts = f.relative_to(self.server.site).parts
+        top = rel_parts[0]
+        if self.server.live is not None and top == "p" and f.name.startswith("page-") and self.command != "HEAD":
+            self.server.live.viewed("/".join(rel_parts))
+        immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
+        cache = "public, max-age=31536000, immutable" if immutable else "no-store"
+        try:
+            fh = open(f, "rb")
+        except OSError:
+            return self._not_found()
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            self._send(200, ctype, size, cache)
+            if self.command != "HEAD":
+                shutil.copyfileobj(fh, self.wfile, 64 * 1024)
+
+    def _fragment(self, query: str):
+        live = self.server.live
+        try:
+            q = parse_qs(query, max_num_fields=4)
+        except ValueError:  # more fields than a fragment request has
+            return self._not_found()
+        url, v = q.get("url", [""])[0], q.get("v", [""])[0]
+        # A key, never a path: Live holds only pages that resolve inside the site (Live.changed), so any
+        # other name, outside or not, gets the same plain 404.
+        raw = live.fragment(url, int(v)) if live is not None and v.isdigit() and len(v) <= 18 else None
+        if raw is None:
+            return self._not_found()
+        self._reply(200, "text/html; charset=utf-8", raw)
+
+    def _events(self):
+        live = self.server.live
+        if live is None:
+            return self._json(404, {"error": "not a live server (start it with --watch)", "status": 404})
+        q = live.subscribe()
+        if q is None:
+            return self._json(503, {"error": "too many open event streams", "status": 503})
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Accel-Buffering", "no")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            if self.command == "HEAD":
+                return
+            # retry: how soon the browser reconnects after the stream ends (restart, shutdown).
+            self.wfile.write(b"retry: 1000\n")
+            self._write_event({"urls": [], "error": live.error, "version": live.version, "hello": True})
+            while True:
+                try:
+                    data = q.get(timeout=HEARTBEAT_S)
+                except queue.Empty:
+                    self.wfile.write(b": ping\n\n")
+                    self.wfile.flush()
+                    continue
+                if data is None:  # Live.close (on shutdown) or a client too slow to keep up
+                    break
+                self._write_event(data)
+        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+            pass
+        finally:
+            live.unsubscribe(q)
+
+    def _write_event(self, data: dict):
+        self.wfile.write(f"event: change\ndata: {json.dumps(data)}\n\n".encode("utf-8"))
+        self.wfile.flush()
 
 
 class PortError(Exception):
@@ -35,9 +240,7 @@ def make_server(site: Path, home: Path | None, host: str = "127.0.0.1", port: in
                 page_size: int = DEFAULT_PAGE_SIZE, quiet: bool = True) -> SiteServer:
     """Bind ``port`` or one of the next PORT_TRIES - 1 (port 0: any free port). PortError when none is free."""
     last: OSError | None = None
-    for p in ([port] if port == 0 else range(port, port + PORT_TRIES)):
-        if p > 65535:
-            break
+    for p in ([port] if port == 0 else range(port, min(port + PORT_TRIES, 65536))):
         try:
             return SiteServer((host, p), site, home, live, page_size, quiet)
         except OSError as exc:

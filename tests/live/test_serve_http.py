@@ -16,7 +16,7 @@ from serve_helpers import watching
 from ccreport.site.build import Options, build
 from ccreport.live import serve
 from ccreport.live.events import Live
-from ccreport.live.http import resolve_static
+from ccreport.live.serve import resolve_static
 from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
 
