@@ -121,9 +121,7 @@ class SessionState:
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "project": self.project, "id": self.id,
-                "info": asdict(self.info), "agent_calls": self.agent_calls, "ledgers": self.ledgers,
-                "transcripts": {k: asdict(t) for k, t in self.transcripts.items()}}
+        return {"format": FORMAT, **asdict(self)}
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
@@ -172,10 +170,13 @@ class State:
             return st
         st.head, st._saved_head = head, raw
         for path in (st.dir / "sessions").glob("*/*.json"):
-            loaded = _load_session(path)
-            if loaded is not None:
-                key = (path.parent.name, path.stem)
-                st.sessions[key], st._saved[key] = loaded
+            # A session file unreadable or of another format: that session is simply rebuilt.
+            with suppress(OSError, orjson.JSONDecodeError, KeyError, TypeError):
+                raw = path.read_bytes()
+                data = orjson.loads(raw)
+                if isinstance(data, dict) and data.get("format") == FORMAT:
+                    key = (path.parent.name, path.stem)
+                    st.sessions[key], st._saved[key] = SessionState.from_json(data), raw
         return st
 
     def compatible(self, opts, fingerprint: str) -> bool:
@@ -215,15 +216,3 @@ class State:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
 
-
-def _load_session(path: Path) -> tuple[SessionState, bytes] | None:
-    """A session file and its bytes; None when unreadable or of another format (that session is
-    then simply rebuilt)."""
-    try:
-        raw = path.read_bytes()
-        data = orjson.loads(raw)
-        if isinstance(data, dict) and data.get("format") == FORMAT:
-            return SessionState.from_json(data), raw
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-        pass
-    return None
