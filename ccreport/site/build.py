@@ -106,7 +106,7 @@ def _titles(run: _Run) -> None:
     cwd, or take the saved title of a project where nothing changed."""
     head = {} if run.full_all else run.state.head
     old_titles, old_sources = head.get("titles", {}), head.get("title_sources", {})
-    only = None if run.full_all else run.follow.only_projects
+    only = run.follow.only_projects  # (on a full build no old title is known: each is read)
     for p in run.catalog.projects:
         if only is not None and p.dir_name in old_titles and p.dir_name not in only:
             run.titles[p.dir_name] = old_titles[p.dir_name]
@@ -126,15 +126,14 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     """The sessions to update, biggest first; the others are counted from their saved rows."""
     f, st = run.follow, run.state
     warm = (f.warm or {}) if f.render_cache is not None else {}  # warming fills the cache: nothing to fill
-    only = None if run.full_all else f.only_projects
-    old_titles = {} if run.full_all else st.head.get("titles", {})
+    old_titles = st.head.get("titles", {})
     jobs = []
     for s in run.catalog.sessions():
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
         old = st.sessions.get(key)
         # A new project title is in every heading of the project: then its sessions are redone.
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir]
-        if not (key in warm and old is not None) and not full and _unchanged(run, s, old, only):
+        if not (key in warm and old is not None) and not full and _unchanged(run, s, old):
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
@@ -145,9 +144,10 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     return jobs
 
 
-def _unchanged(run: _Run, s, old: SessionState | None, only: set | None) -> bool:
+def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
     """Nothing of the session to read or write. Outside the changed projects a known session is
     not even looked at; elsewhere its stats are checked (and folder stamps seen are remembered)."""
+    only = run.follow.only_projects
     if old is not None and only is not None and s.project.dir_name not in only:
         return True
     unchanged, stamps = session_unchanged(s, old, run.out)
@@ -171,9 +171,9 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
-            st.sessions[(r.project, r.state.id)] = r.state
-            st.dirty.add((r.project, r.state.id))
-            _count(run, r.project, r.state)
+            st.sessions[(r.state.project, r.state.id)] = r.state
+            st.dirty.add((r.state.project, r.state.id))
+            _count(run, r.state.project, r.state)
 
 
 def _ignore_sigint() -> None:

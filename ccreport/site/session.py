@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +42,6 @@ class SessionJob:
 
 @dataclass
 class SessionOutcome:
-    project: str
     state: SessionState | None = None  # None when the update failed
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
@@ -55,7 +55,7 @@ def run_job(job: SessionJob) -> SessionOutcome:
     except Exception as exc:
         s = job.session
         detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
-        return SessionOutcome(s.project.dir_name, errors=[f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"])
+        return SessionOutcome(errors=[f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"])
 
 
 def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
@@ -138,7 +138,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
         write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, _ledgers_json(s, ledgers, run.kept_ledgers), info)
-    return SessionOutcome(s.project.dir_name, state, [str(p) for p in writer.written], deleted,
+    return SessionOutcome(state, [str(p) for p in writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 
 
@@ -193,8 +193,5 @@ def remove_stale_pages(folder: Path, last_no: int, deleted: list) -> None:
     for name in names:
         no = page_no(name)
         if no is not None and no > last_no:
-            try:
-                os.unlink(folder / name)
-            except OSError:
-                continue
-            deleted.append(str(folder / name))
+            with suppress(OSError):
+                remove(folder / name, deleted)
