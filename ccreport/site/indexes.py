@@ -3,13 +3,14 @@ shared assets, the frame every page shares (page_args) and the project titles ev
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timezone
 
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
-from ccreport.render.resources import asset_files, asset_names, env
+from ccreport.render.resources import asset_names, env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project, peek_field
@@ -36,10 +37,9 @@ def _session_rows(infos: list, reports: dict) -> list[dict]:
 
 
 def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
-    tot: dict = {}
+    tot: Counter = Counter()
     for i in infos:
-        for k, v in i.usage.items():
-            tot[k] = tot.get(k, 0) + v
+        tot.update(i.usage)
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
             "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
@@ -81,12 +81,6 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write(INDEX, html)
-
-
-def write_assets(writer: Writer) -> None:
-    names = asset_names()
-    for name, data in asset_files().items():
-        writer.write(names[name], data)
 
 
 def project_title(p: Project, cached: dict | None, sources: dict) -> str:
