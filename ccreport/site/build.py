@@ -10,10 +10,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import INDEX, project_dir, search_manifest, search_project, session_dir, transcript_dir
-from ccreport.render.resources import fingerprint
+from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_project, session_dir, transcript_dir
+from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
-from ccreport.site.indexes import project_title, write_assets, write_indexes
+from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -94,7 +94,9 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     st = f.state if f.state is not None else State.load(out)
     fp = fingerprint()
     run = _Run(out, opts, f, catalog, st, fp, not st.compatible(opts, fp), Writer(out), res)
-    write_assets(run.writer)
+    names = asset_names()
+    for name, data in asset_files().items():
+        run.writer.write(names[name], data)
     if run.full_all:  # parts kept in an earlier layout are no longer read
         search.remove_old_layouts(out)
     _titles(run)
@@ -229,7 +231,7 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
     no_bundle = {p for p in current if not (out / search_project(p)).exists()}
     if not (run.full_all or run.dirty or missing or no_bundle or run.res.deleted or not (out / INDEX).exists()
-            or not (out / search_manifest()).exists()):
+            or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ccreport.layout import search_chunk, search_folder, search_manifest, search_project, search_tail, session_dir
+from ccreport.layout import SEARCH_MANIFEST, search_chunk, search_folder, search_project, search_tail, session_dir
 from ccreport.model.messages import Message
 from ccreport.site.state import SessionState, TranscriptState
 from ccreport.site.write import Writer, remove
@@ -200,7 +200,6 @@ def chunks(pages: list, hashes: dict) -> tuple[list[tuple[str, list[int]]], list
     return full, nos[k * CHUNK_PAGES:]
 
 
-
 def _chunk_script(rel: str, sid: str, parts: list[bytes], keys: list | None = None) -> bytes:
     # {"file", "session", ["keys": [[transcript, page no] per page],] "pages": [[[kind, url, time, text], ...]
     # per page]}: parts go in as encoded. A tail names its pages (keys): an update reads them back.
@@ -266,7 +265,7 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
             mine = None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name}
             writer.write(rel, _project_script(out, p, title, sessions, mine))
     # Only what changes when projects come and go: an append must not rewrite it.
-    writer.write(search_manifest(), "ccreportSearch.manifest(" + json.dumps(
+    writer.write(SEARCH_MANIFEST, "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
 
 
