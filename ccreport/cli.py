@@ -109,14 +109,13 @@ def build(home, out, page_size, jobs, quiet):
     from ccreport.site.build import Options, build as run_build
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     progress = _Progress(not quiet)
     try:
         with _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
-        # Every page on disk is complete (atomic writes); the next build does the rest.
         _fail("interrupted; the pages written so far are complete, the next build finishes the rest", 130)
     progress.close()
     for err in res.errors:
@@ -152,7 +151,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
     from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     with _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, opts)
     for err in res.errors:
@@ -169,7 +168,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         _fail(str(exc))
     if port and server.server_address[1] != port:
         click.echo(f"ccreport: port {port} is in use; serving on port {server.server_address[1]} instead.", err=True)
-    follower = Follower(home, out, Options(page_size=page_size, jobs=1, quiet=True), live,
+    follower = Follower(home, out, Options(page_size=page_size, jobs=1), live,
                         log=lambda m: click.echo(f"ccreport: {m}", err=True)) if watch else None
     running = Running(server, follower)
     running.start()
@@ -225,9 +224,8 @@ def watch(home, out, page_size, quiet):
     from ccreport.live.watch import run
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
     with _errors(f"cannot write the site to {out}"):
-        code = run(home, out, opts, quiet=quiet)
+        code = run(home, out, Options(page_size=page_size, jobs=os.cpu_count() or 1), quiet=quiet)
     sys.exit(code)
 
 
