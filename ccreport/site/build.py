@@ -235,6 +235,6 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
         return
     full = run.full_all
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
-    search.bundle(out, run.catalog, run.titles, run.writer, run.indexed,
-                  only=None if full else run.dirty | no_bundle, rendered=rendered)
+    search.bundle(run.catalog, run.titles, run.writer, run.indexed, only=None if full else run.dirty | no_bundle,
+                  rendered=rendered)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)

@@ -130,7 +130,6 @@ class SessionSearch:
     again with ``rewrite``: a read from line 1 may index the same pages differently) and its tail."""
 
     writer: Writer
-    out: Path
     project: str
     session_id: str
 
@@ -149,7 +148,7 @@ class SessionSearch:
         """Write one full chunk unless it is in the site already (and not ``rewrite``). False when
         its pages' documents are not all at hand: a partial chunk is never written."""
         crel = search_chunk(self.project, self.session_id, transcript_id, name)
-        if rewrite or not (self.out / crel).exists():
+        if rewrite or not (self.writer.out / crel).exists():
             pages = [tdocs.get(str(n)) for n in nos]
             if any(p is None for p in pages):
                 return False
@@ -250,7 +249,7 @@ def _project_script(out: Path, project: Project, title: str, sessions: dict[tupl
     return b"ccreportSearch.add(" + head + b");\n"
 
 
-def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
+def bundle(catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
            only: set | None, rendered: set | None) -> None:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
     manifest. ``sessions`` is the build state's {(project, session id): SessionState};
@@ -263,7 +262,7 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
         manifest.append({"dir": p.dir_name, "title": title, "file": rel})
         if only is None or p.dir_name in only:
             mine = None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name}
-            writer.write(rel, _project_script(out, p, title, sessions, mine))
+            writer.write(rel, _project_script(writer.out, p, title, sessions, mine))
     # Only what changes when projects come and go: an append must not rewrite it.
     writer.write(SEARCH_MANIFEST, "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")

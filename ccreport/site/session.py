@@ -80,7 +80,7 @@ def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
-        render_cache=job.render_cache, search=search.SessionSearch(writer, job.out, pdir, s.id),
+        render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
         kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None)
@@ -137,7 +137,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
         write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
-    state = _new_state(job, run, new_ts, _ledgers_json(s, ledgers, run.kept_ledgers), info)
+    state = _new_state(job, run, new_ts, ledgers, info)
     return SessionOutcome(state, [str(p) for p in writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 
@@ -155,13 +155,10 @@ def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: Session
     return merge_ledgers(merged)
 
 
-def _ledgers_json(s: Session, ledgers: dict, kept: dict) -> dict:
-    out = {t.id: (ledgers[t.id].to_json() if t.id in ledgers else kept.get(t.id)) for t in s.transcripts}
-    return {k: v for k, v in out.items() if v is not None}
-
-
 def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, info: SessionInfo) -> SessionState:
     s = job.session
+    # The ledgers of the transcripts read this time, the saved ones of the others.
+    to_save = {t.id: ledgers[t.id].to_json() if t.id in ledgers else run.kept_ledgers.get(t.id) for t in s.transcripts}
     for t in s.transcripts:  # after the last write into the folders: see plan.dir_stamp
         new_ts[t.id].dir_mtime_ns = dir_stamp(job.out / transcript_dir(s.project.dir_name, s.id, t.id))
     keep = set(new_ts["main"].agent_keys) if "main" in new_ts else set()
@@ -169,7 +166,8 @@ def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, in
         keep.update(k for k in (t.id, t.tool_use_id) if k)
     calls = run.agent_calls
     return SessionState(project=s.project.dir_name, id=s.id, info=info, transcripts=new_ts,
-                        agent_calls={k: calls[k] for k in sorted(calls) if k in keep}, ledgers=ledgers)
+                        agent_calls={k: calls[k] for k in sorted(calls) if k in keep},
+                        ledgers={k: v for k, v in to_save.items() if v is not None})
 
 
 def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: list) -> None:
