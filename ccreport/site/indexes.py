@@ -46,22 +46,11 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
             "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report)}
 
 
-def write_project_page(p: Project, title: str, infos: list, reports: dict, report: dict, writer: Writer) -> None:
-    """``reports``: session id → usage report; ``report``: theirs summed."""
-    rel = project_dir(p.dir_name)
-    html = env().get_template("project.html").render(
-        **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
-        project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
-        usage=usage_view(report, f"{title}: activity per day"))
-    writer.write(f"{rel}/{INDEX}", html)
-
-
 def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None) -> None:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
     the home page come from the session rows either way), with the sessions' usage reports summed
     per project and for the home."""
     rows, project_reports = [], []
-    totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
         by_id = {i.id: i for i in infos}
@@ -70,11 +59,15 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         project_reports.append(merge_reports(reports.values()))
         title = titles.get(p.dir_name, p.dir_name)
         if only is None or p.dir_name in only:
-            write_project_page(p, title, infos, reports, project_reports[-1], writer)
+            rel = project_dir(p.dir_name)
+            html = env().get_template("project.html").render(
+                **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
+                project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
+                usage=usage_view(project_reports[-1], f"{title}: activity per day"))
+            writer.write(f"{rel}/{INDEX}", html)
         rows.append(_project_row(p, title, infos, project_reports[-1]))
-        totals["projects"] += 1
-        totals["sessions"] += len(infos)
-        totals["messages"] += sum(i.messages for i in infos)
+    totals = {"projects": len(rows), "sessions": sum(r["sessions"] for r in rows),
+              "messages": sum(i.messages for p in catalog.projects for i in infos_by_project.get(p.dir_name, []))}
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
         **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
