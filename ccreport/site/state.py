@@ -157,7 +157,6 @@ class State:
         self._saved_head: bytes | None = None
         self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
 
-    # --- loading -------------------------------------------------------------------------
     @classmethod
     def load(cls, out: Path) -> "State":
         st = cls(out)
@@ -185,7 +184,6 @@ class State:
         return (h.get("format") == FORMAT and h.get("ccreport") == __version__
                 and h.get("fingerprint") == fingerprint and h.get("options") == render_options(opts))
 
-    # --- saving --------------------------------------------------------------------------
     def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict) -> None:
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
                      "options": render_options(opts), "titles": titles, "title_sources": title_sources}
