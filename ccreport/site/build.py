@@ -4,13 +4,16 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 
 from __future__ import annotations
 
+import shutil
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_project, session_dir, transcript_dir
+from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_folder, search_project, session_dir
+from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
 from ccreport.site.indexes import project_title, write_indexes
@@ -97,8 +100,9 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
-    if run.full_all:  # parts kept in an earlier layout are no longer read
-        search.remove_old_layouts(out)
+    if run.full_all:  # the parts folders of formats 1-3 are no longer read
+        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
+            shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     return run
 
@@ -178,10 +182,6 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
             _count(run, r.state.project, r.state)
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _outcomes(jobs: list[SessionJob], n: int, stop=None):
     if n <= 1 or len(jobs) <= 1:
         for j in jobs:
@@ -191,7 +191,7 @@ def _outcomes(jobs: list[SessionJob], n: int, stop=None):
         return
     # Workers ignore Ctrl-C: the main process stops the build (and says so) instead of every
     # worker printing its own KeyboardInterrupt traceback.
-    pool = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=n, initializer=partial(signal.signal, signal.SIGINT, signal.SIG_IGN))
     try:
         for r in pool.map(run_job, jobs, chunksize=1):
             if stop is not None and stop.is_set():
@@ -220,7 +220,8 @@ def _prune_vanished(run: _Run) -> None:
     for pdir in set(st.head.get("titles", {})) - current:
         remove(out / project_dir(pdir) / INDEX, deleted)
         rmdir(out / project_dir(pdir))
-        search.remove_project(out, pdir, deleted)
+        remove(out / search_project(pdir), deleted)
+        shutil.rmtree(out / search_folder(pdir), ignore_errors=True)  # its sessions' chunk scripts
 
 
 def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:

@@ -18,13 +18,12 @@ import orjson
 from ccreport.layout import SEARCH_MANIFEST, search_chunk, search_folder, search_project, search_tail, session_dir
 from ccreport.model.messages import Message
 from ccreport.site.state import SessionState, TranscriptState
-from ccreport.site.write import Writer, remove
+from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project
 
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
-OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
 
 
 def _strings(value: Any, n: int) -> str:
@@ -78,11 +77,9 @@ def message_docs(m: Message, prefix: str) -> list[list]:
                 text += "\n" + _result_text(call.result.content)
                 anchor = call.result.line  # the result's block carries this id inside the call's <details>
             docs.append(["t", f"{prefix}#L{anchor}", ts, text])
-    elif m.kind == "result":
-        for btype, res in m.blocks:
-            if btype == "tool_result":
-                name = (m.late_call or {}).get("name") or "tool result"
-                docs.append(["t", f"{prefix}#L{m.line}", ts, name + "\n" + _result_text(res.content)])
+    elif m.kind == "result":  # one block: ("tool_result", the result)
+        name = (m.late_call or {}).get("name") or "tool result"
+        docs.append(["t", f"{prefix}#L{m.line}", ts, name + "\n" + _result_text(m.blocks[0][1].content)])
     return docs
 
 
@@ -266,15 +263,3 @@ def bundle(catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[
     # Only what changes when projects come and go: an append must not rewrite it.
     writer.write(SEARCH_MANIFEST, "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
-
-
-def remove_project(out: Path, project: str, deleted: list) -> None:
-    """A project gone from the home: its search script (a site file) and its chunk scripts."""
-    remove(out / search_project(project), deleted)
-    shutil.rmtree(out / search_folder(project), ignore_errors=True)  # its chunk scripts
-
-
-def remove_old_layouts(out: Path) -> None:
-    """Delete the parts folders of earlier layouts (formats 1-3), no longer read."""
-    for rel in OLD_PARTS:
-        shutil.rmtree(out / rel, ignore_errors=True)
