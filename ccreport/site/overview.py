@@ -27,10 +27,6 @@ GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
 }
 
 
-def _first(values):
-    return next((v for v in values if v), None)
-
-
 def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
     """The session's row, from its transcripts (the main one first for title, prompt and cwd)."""
     sums = [ts.summary for ts in states]
@@ -42,13 +38,13 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = _first(x.title for x in ordered)
+    title = next((x.title for x in ordered if x.title), None)
     return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
                        transcripts=len(states), pages=sum(len(ts.pages) for ts in states), usage=dict(usage), models=models,
-                       cwd=_first(x.cwd for x in ordered))
+                       cwd=next((x.cwd for x in ordered if x.cwd), None))
 
 
 def _row(ts: TranscriptState, info: SessionInfo) -> dict:

@@ -73,9 +73,10 @@ def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
     return plans
 
 
-def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
+def _new_run(job: SessionJob) -> SessionRun:
     s, old = job.session, job.old
     pdir = s.project.dir_name
+    writer = Writer(job.out)
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
@@ -110,8 +111,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
 def update_session(job: SessionJob) -> SessionOutcome:
     """Bring one session's pages up to date with its transcripts, given its previous state."""
     s, out, old = job.session, job.out, job.old
-    writer = Writer(out)
-    run = _new_run(job, writer)
+    run = _new_run(job)
     plans = _plans(job, run)
     prev_ts = old.transcripts if old is not None else {}
     new_ts: dict[str, TranscriptState] = {}
@@ -135,10 +135,10 @@ def update_session(job: SessionJob) -> SessionOutcome:
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
     if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
-        write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
+        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)
-    return SessionOutcome(state, [str(p) for p in writer.written], deleted,
+    return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 
 

@@ -132,9 +132,8 @@ def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) ->
     done: set = set()
     for page in paginated:
         last = page
-        digest = write_page(pages, page, reader.pending)
+        pages.state.hashes[str(page.no)] = write_page(pages, page, reader.pending)
         pages.state.pages.append([page.no, page.first_line, page.first_offset])
-        pages.state.hashes[str(page.no)] = digest
         if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
             pages.run.search.flush_chunks(pages.t.id, pages.state, pages.docs, done, from_line_1)
     return last
