@@ -16,6 +16,16 @@ from ccreport import __version__
 from ccreport.source.home import HomeError, resolve_home
 
 HOME_HELP = "Claude home (holds projects/). Default: $CLAUDE_HOME, else $CLAUDE_CONFIG_DIR, else ~/.claude."
+_page_size = click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
+                          help="Messages per transcript page.")
+
+
+def _report(res, out: Path, quiet: bool) -> None:
+    """The first build's errors, then its summary line unless quiet."""
+    for err in res.errors:
+        click.echo(f"ccreport: error: {err}", err=True)
+    if not quiet:
+        click.echo(res.summary_line(out), err=True)
 
 
 def _fail(msg: str, code: int = 2):
@@ -99,8 +109,7 @@ def cli():
 @click.option("--home", type=click.Path(path_type=Path, readable=False), help=HOME_HELP)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
               help="Output folder of the site.")
-@click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
-              help="Messages per transcript page.")
+@_page_size
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: the CPU count).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
@@ -109,20 +118,16 @@ def build(home, out, page_size, jobs, quiet):
     from ccreport.site.build import Options, build as run_build
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     progress = _Progress(not quiet)
     try:
         with _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
-        # Every page on disk is complete (atomic writes); the next build does the rest.
         _fail("interrupted; the pages written so far are complete, the next build finishes the rest", 130)
     progress.close()
-    for err in res.errors:
-        click.echo(f"ccreport: error: {err}", err=True)
-    if not quiet:
-        click.echo(res.summary_line(out), err=True)
+    _report(res, out, quiet)
     sys.exit(1 if res.errors else 0)
 
 
@@ -140,8 +145,7 @@ def main():
               help="Port (the next free one is used if it is taken; 0 = any free port).")
 @click.option("--watch", is_flag=True, help="Rebuild when transcripts change and update open pages live.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
-@click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
-              help="Messages per transcript page.")
+@_page_size
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes for the first build.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (no request log).")
 def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
@@ -152,13 +156,10 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
     from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, quiet=quiet)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     with _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, opts)
-    for err in res.errors:
-        click.echo(f"ccreport: error: {err}", err=True)
-    if not quiet:
-        click.echo(res.summary_line(out), err=True)
+    _report(res, out, quiet)
     if not is_loopback(host):
         click.echo(f"ccreport: warning: listening on {host}, not loopback: anyone who can reach this address can "
                    "read every transcript, and transcripts may hold secrets (keys, tokens, file contents).", err=True)
@@ -169,7 +170,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         _fail(str(exc))
     if port and server.server_address[1] != port:
         click.echo(f"ccreport: port {port} is in use; serving on port {server.server_address[1]} instead.", err=True)
-    follower = Follower(home, out, Options(page_size=page_size, jobs=1, quiet=True), live,
+    follower = Follower(home, out, Options(page_size=page_size, jobs=1), live,
                         log=lambda m: click.echo(f"ccreport: {m}", err=True)) if watch else None
     running = Running(server, follower)
     running.start()
@@ -216,8 +217,7 @@ def tail(home, session, lines, agent, as_json):
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
               help="Output folder of the site.")
-@click.option("--page-size", type=click.IntRange(5, 10_000), default=50, show_default=True,
-              help="Messages per transcript page.")
+@_page_size
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
 def watch(home, out, page_size, quiet):
     """Keep the site current while sessions are written (Ctrl-C stops)."""
@@ -225,9 +225,8 @@ def watch(home, out, page_size, quiet):
     from ccreport.live.follow import run_watch as run
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=os.cpu_count() or 1, quiet=quiet)
     with _errors(f"cannot write the site to {out}"):
-        code = run(home, out, opts, quiet=quiet)
+        code = run(home, out, Options(page_size=page_size, jobs=os.cpu_count() or 1), quiet=quiet)
     sys.exit(code)
 
 

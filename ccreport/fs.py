@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import suppress
 from pathlib import Path
 
 
@@ -24,8 +25,6 @@ def atomic_write(path: Path, raw: bytes) -> None:
             fh.write(raw)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise

@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 STATE_DIR = ".ccreport"
 SEARCH_DIR = "search"
+SEARCH_MANIFEST = f"{SEARCH_DIR}/manifest.js"
 BLOBS_DIR = "blobs"
 LATEST = "latest.html"
 INDEX = "index.html"
@@ -77,10 +78,6 @@ def page_in_session(transcript_id: str, no: int) -> str:
 
 def tool_results_dir(project: str, session_id: str) -> str:
     return session_dir(project, session_id) + "/tool-results"
-
-
-def search_manifest() -> str:
-    return f"{SEARCH_DIR}/manifest.js"
 
 
 def search_project(project: str) -> str:

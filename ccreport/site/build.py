@@ -4,16 +4,19 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 
 from __future__ import annotations
 
+import shutil
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, project_dir, search_manifest, search_project, session_dir, transcript_dir
-from ccreport.render.resources import fingerprint
+from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_folder, search_project, session_dir
+from ccreport.layout import transcript_dir
+from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
-from ccreport.site.indexes import project_title, write_assets, write_indexes
+from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -94,9 +97,12 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     st = f.state if f.state is not None else State.load(out)
     fp = fingerprint()
     run = _Run(out, opts, f, catalog, st, fp, not st.compatible(opts, fp), Writer(out), res)
-    write_assets(run.writer)
-    if run.full_all:  # parts kept in an earlier layout are no longer read
-        search.remove_old_layouts(out)
+    names = asset_names()
+    for name, data in asset_files().items():
+        run.writer.write(names[name], data)
+    if run.full_all:  # the parts folders of formats 1-3 are no longer read
+        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
+            shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     return run
 
@@ -106,7 +112,7 @@ def _titles(run: _Run) -> None:
     cwd, or take the saved title of a project where nothing changed."""
     head = {} if run.full_all else run.state.head
     old_titles, old_sources = head.get("titles", {}), head.get("title_sources", {})
-    only = None if run.full_all else run.follow.only_projects
+    only = run.follow.only_projects  # (on a full build no old title is known: each is read)
     for p in run.catalog.projects:
         if only is not None and p.dir_name in old_titles and p.dir_name not in only:
             run.titles[p.dir_name] = old_titles[p.dir_name]
@@ -126,15 +132,14 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     """The sessions to update, biggest first; the others are counted from their saved rows."""
     f, st = run.follow, run.state
     warm = (f.warm or {}) if f.render_cache is not None else {}  # warming fills the cache: nothing to fill
-    only = None if run.full_all else f.only_projects
-    old_titles = {} if run.full_all else st.head.get("titles", {})
+    old_titles = st.head.get("titles", {})
     jobs = []
     for s in run.catalog.sessions():
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
         old = st.sessions.get(key)
         # A new project title is in every heading of the project: then its sessions are redone.
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir]
-        if not (key in warm and old is not None) and not full and _unchanged(run, s, old, only):
+        if not (key in warm and old is not None) and not full and _unchanged(run, s, old):
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
@@ -145,9 +150,10 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     return jobs
 
 
-def _unchanged(run: _Run, s, old: SessionState | None, only: set | None) -> bool:
+def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
     """Nothing of the session to read or write. Outside the changed projects a known session is
     not even looked at; elsewhere its stats are checked (and folder stamps seen are remembered)."""
+    only = run.follow.only_projects
     if old is not None and only is not None and s.project.dir_name not in only:
         return True
     unchanged, stamps = session_unchanged(s, old, run.out)
@@ -171,13 +177,9 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
-            st.sessions[(r.project, r.state.id)] = r.state
-            st.dirty.add((r.project, r.state.id))
-            _count(run, r.project, r.state)
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+            st.sessions[(r.state.project, r.state.id)] = r.state
+            st.dirty.add((r.state.project, r.state.id))
+            _count(run, r.state.project, r.state)
 
 
 def _outcomes(jobs: list[SessionJob], n: int, stop=None):
@@ -189,7 +191,7 @@ def _outcomes(jobs: list[SessionJob], n: int, stop=None):
         return
     # Workers ignore Ctrl-C: the main process stops the build (and says so) instead of every
     # worker printing its own KeyboardInterrupt traceback.
-    pool = ProcessPoolExecutor(max_workers=n, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=n, initializer=partial(signal.signal, signal.SIGINT, signal.SIG_IGN))
     try:
         for r in pool.map(run_job, jobs, chunksize=1):
             if stop is not None and stop.is_set():
@@ -218,7 +220,8 @@ def _prune_vanished(run: _Run) -> None:
     for pdir in set(st.head.get("titles", {})) - current:
         remove(out / project_dir(pdir) / INDEX, deleted)
         rmdir(out / project_dir(pdir))
-        search.remove_project(out, pdir, deleted)
+        remove(out / search_project(pdir), deleted)
+        shutil.rmtree(out / search_folder(pdir), ignore_errors=True)  # its sessions' chunk scripts
 
 
 def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
@@ -229,10 +232,10 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
     no_bundle = {p for p in current if not (out / search_project(p)).exists()}
     if not (run.full_all or run.dirty or missing or no_bundle or run.res.deleted or not (out / INDEX).exists()
-            or not (out / search_manifest()).exists()):
+            or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
-    search.bundle(out, run.catalog, run.titles, run.writer, run.indexed,
-                  only=None if full else run.dirty | no_bundle, rendered=rendered)
+    search.bundle(run.catalog, run.titles, run.writer, run.indexed, only=None if full else run.dirty | no_bundle,
+                  rendered=rendered)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)

@@ -3,13 +3,14 @@ shared assets, the frame every page shares (page_args) and the project titles ev
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timezone
 
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
-from ccreport.render.resources import asset_files, asset_names, env
+from ccreport.render.resources import asset_names, env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project, peek_field
@@ -36,24 +37,13 @@ def _session_rows(infos: list, reports: dict) -> list[dict]:
 
 
 def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
-    tot: dict = {}
+    tot: Counter = Counter()
     for i in infos:
-        for k, v in i.usage.items():
-            tot[k] = tot.get(k, 0) + v
+        tot.update(i.usage)
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
             "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
             "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report)}
-
-
-def write_project_page(p: Project, title: str, infos: list, reports: dict, report: dict, writer: Writer) -> None:
-    """``reports``: session id → usage report; ``report``: theirs summed."""
-    rel = project_dir(p.dir_name)
-    html = env().get_template("project.html").render(
-        **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
-        project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
-        usage=usage_view(report, f"{title}: activity per day"))
-    writer.write(f"{rel}/{INDEX}", html)
 
 
 def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None) -> None:
@@ -61,7 +51,6 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
     the home page come from the session rows either way), with the sessions' usage reports summed
     per project and for the home."""
     rows, project_reports = [], []
-    totals = {"projects": 0, "sessions": 0, "messages": 0}
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
         by_id = {i.id: i for i in infos}
@@ -70,23 +59,21 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         project_reports.append(merge_reports(reports.values()))
         title = titles.get(p.dir_name, p.dir_name)
         if only is None or p.dir_name in only:
-            write_project_page(p, title, infos, reports, project_reports[-1], writer)
+            rel = project_dir(p.dir_name)
+            html = env().get_template("project.html").render(
+                **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
+                project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
+                usage=usage_view(project_reports[-1], f"{title}: activity per day"))
+            writer.write(f"{rel}/{INDEX}", html)
         rows.append(_project_row(p, title, infos, project_reports[-1]))
-        totals["projects"] += 1
-        totals["sessions"] += len(infos)
-        totals["messages"] += sum(i.messages for i in infos)
+    totals = {"projects": len(rows), "sessions": sum(r["sessions"] for r in rows),
+              "messages": sum(i.messages for p in catalog.projects for i in infos_by_project.get(p.dir_name, []))}
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
         **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
         usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
     writer.write(INDEX, html)
-
-
-def write_assets(writer: Writer) -> None:
-    names = asset_names()
-    for name, data in asset_files().items():
-        writer.write(names[name], data)
 
 
 def project_title(p: Project, cached: dict | None, sources: dict) -> str:

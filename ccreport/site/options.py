@@ -13,7 +13,6 @@ from ccreport.model.pages import DEFAULT_PAGE_SIZE
 class Options:
     page_size: int = DEFAULT_PAGE_SIZE
     jobs: int = 1
-    quiet: bool = False
 
 
 @dataclass

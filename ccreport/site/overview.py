@@ -3,6 +3,7 @@ the transcripts grouped by kind, with their pages, sizes, tokens and costs."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
@@ -26,29 +27,24 @@ GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
 }
 
 
-def _first(values):
-    return next((v for v in values if v), None)
-
-
 def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
     """The session's row, from its transcripts (the main one first for title, prompt and cwd)."""
     sums = [ts.summary for ts in states]
     main = next((x for x in sums if x.kind == "main"), None)
     ordered = ([main] if main else []) + sums
-    usage: dict = {}
+    usage: Counter = Counter()
     models: list = []
     for x in sums:
-        for k, v in (x.usage or {}).items():
-            usage[k] = usage.get(k, 0) + v
+        usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = _first(x.title for x in ordered)
+    title = next((x.title for x in ordered if x.title), None)
     return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
-                       transcripts=len(states), pages=sum(len(ts.pages) for ts in states), usage=usage, models=models,
-                       cwd=_first(x.cwd for x in ordered))
+                       transcripts=len(states), pages=sum(len(ts.pages) for ts in states), usage=dict(usage), models=models,
+                       cwd=next((x.cwd for x in ordered if x.cwd), None))
 
 
 def _row(ts: TranscriptState, info: SessionInfo) -> dict:
@@ -76,14 +72,12 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
         rows = [_row(ts, info) for ts in states if ts.summary.kind == kind]
         if rows:
             groups.append({"label": label, "rows": rows})
-    counts: dict[str, int] = {}
+    counts: Counter = Counter()
     for ts in states:
-        for k, v in (ts.summary.counts or {}).items():
-            counts[k] = counts.get(k, 0) + v
+        counts.update(ts.summary.counts or {})
     main = next((ts for ts in states if ts.summary.kind == "main" and ts.pages), None)
     sview = dict(asdict(info), started=local_date(info.first_ts), last=local_date(info.last_ts),
-                 counts=sorted(counts.items(), key=lambda kv: -kv[1]), cwd=info.cwd or "",
-                 latest_url=LATEST if main else None)
+                 counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     html = env().get_template("session.html").render(

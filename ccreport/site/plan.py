@@ -40,8 +40,7 @@ def parent_url(s: Session, t: Transcript, agent_calls: dict) -> str | None:
 
 def rel_source(s: Session, t: Transcript) -> str:
     """The transcript's path under projects/ (discovery builds it from the project's path)."""
-    root, path = str(s.project.path.parent), str(t.path)
-    return path[len(root) + 1:] if path.startswith(root + os.sep) else path
+    return str(t.path.relative_to(s.project.path.parent))
 
 
 def dir_stamp(folder: Path) -> int | None:

@@ -15,16 +15,15 @@ from typing import Any
 
 import orjson
 
-from ccreport.layout import search_chunk, search_folder, search_manifest, search_project, search_tail, session_dir
+from ccreport.layout import SEARCH_MANIFEST, search_chunk, search_folder, search_project, search_tail, session_dir
 from ccreport.model.messages import Message
 from ccreport.site.state import SessionState, TranscriptState
-from ccreport.site.write import Writer, remove
+from ccreport.site.write import Writer
 from ccreport.source.home import Catalog, Project
 
 # Characters kept per document part. Prompts and answers are short in practice; tool results are
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
-OLD_PARTS = (".ccreport/search", ".ccreport/usage", ".ccreport/parts")  # parts folders of formats 1-3
 
 
 def _strings(value: Any, n: int) -> str:
@@ -78,11 +77,9 @@ def message_docs(m: Message, prefix: str) -> list[list]:
                 text += "\n" + _result_text(call.result.content)
                 anchor = call.result.line  # the result's block carries this id inside the call's <details>
             docs.append(["t", f"{prefix}#L{anchor}", ts, text])
-    elif m.kind == "result":
-        for btype, res in m.blocks:
-            if btype == "tool_result":
-                name = (m.late_call or {}).get("name") or "tool result"
-                docs.append(["t", f"{prefix}#L{m.line}", ts, name + "\n" + _result_text(res.content)])
+    elif m.kind == "result":  # one block: ("tool_result", the result)
+        name = (m.late_call or {}).get("name") or "tool result"
+        docs.append(["t", f"{prefix}#L{m.line}", ts, name + "\n" + _result_text(m.blocks[0][1].content)])
     return docs
 
 
@@ -130,7 +127,6 @@ class SessionSearch:
     again with ``rewrite``: a read from line 1 may index the same pages differently) and its tail."""
 
     writer: Writer
-    out: Path
     project: str
     session_id: str
 
@@ -149,7 +145,7 @@ class SessionSearch:
         """Write one full chunk unless it is in the site already (and not ``rewrite``). False when
         its pages' documents are not all at hand: a partial chunk is never written."""
         crel = search_chunk(self.project, self.session_id, transcript_id, name)
-        if rewrite or not (self.out / crel).exists():
+        if rewrite or not (self.writer.out / crel).exists():
             pages = [tdocs.get(str(n)) for n in nos]
             if any(p is None for p in pages):
                 return False
@@ -198,7 +194,6 @@ def chunks(pages: list, hashes: dict) -> tuple[list[tuple[str, list[int]]], list
         full.append((f"{k + 1:04d}-{digest}", group))
         k += 1
     return full, nos[k * CHUNK_PAGES:]
-
 
 
 def _chunk_script(rel: str, sid: str, parts: list[bytes], keys: list | None = None) -> bytes:
@@ -251,7 +246,7 @@ def _project_script(out: Path, project: Project, title: str, sessions: dict[tupl
     return b"ccreportSearch.add(" + head + b");\n"
 
 
-def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
+def bundle(catalog: Catalog, titles: dict, writer: Writer, sessions: dict[tuple[str, str], SessionState],
            only: set | None, rendered: set | None) -> None:
     """Write the per-project search scripts (only the projects in ``only`` when given) and the
     manifest. ``sessions`` is the build state's {(project, session id): SessionState};
@@ -264,19 +259,7 @@ def bundle(out: Path, catalog: Catalog, titles: dict, writer: Writer, sessions: 
         manifest.append({"dir": p.dir_name, "title": title, "file": rel})
         if only is None or p.dir_name in only:
             mine = None if rendered is None else {sid for (pd, sid) in rendered if pd == p.dir_name}
-            writer.write(rel, _project_script(out, p, title, sessions, mine))
+            writer.write(rel, _project_script(writer.out, p, title, sessions, mine))
     # Only what changes when projects come and go: an append must not rewrite it.
-    writer.write(search_manifest(), "ccreportSearch.manifest(" + json.dumps(
+    writer.write(SEARCH_MANIFEST, "ccreportSearch.manifest(" + json.dumps(
         {"projects": manifest}, ensure_ascii=False, separators=(",", ":")) + ");\n")
-
-
-def remove_project(out: Path, project: str, deleted: list) -> None:
-    """A project gone from the home: its search script (a site file) and its chunk scripts."""
-    remove(out / search_project(project), deleted)
-    shutil.rmtree(out / search_folder(project), ignore_errors=True)  # its chunk scripts
-
-
-def remove_old_layouts(out: Path) -> None:
-    """Delete the parts folders of earlier layouts (formats 1-3), no longer read."""
-    for rel in OLD_PARTS:
-        shutil.rmtree(out / rel, ignore_errors=True)

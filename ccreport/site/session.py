@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import traceback
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +42,6 @@ class SessionJob:
 
 @dataclass
 class SessionOutcome:
-    project: str
     state: SessionState | None = None  # None when the update failed
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
@@ -55,7 +55,7 @@ def run_job(job: SessionJob) -> SessionOutcome:
     except Exception as exc:
         s = job.session
         detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
-        return SessionOutcome(s.project.dir_name, errors=[f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"])
+        return SessionOutcome(errors=[f"{s.project.dir_name}/{s.id}: internal error: {exc!r} ({detail})"])
 
 
 def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
@@ -73,14 +73,15 @@ def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
     return plans
 
 
-def _new_run(job: SessionJob, writer: Writer) -> SessionRun:
+def _new_run(job: SessionJob) -> SessionRun:
     s, old = job.session, job.old
     pdir = s.project.dir_name
+    writer = Writer(job.out)
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
-        render_cache=job.render_cache, search=search.SessionSearch(writer, job.out, pdir, s.id),
+        render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
         kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None)
@@ -110,8 +111,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
 def update_session(job: SessionJob) -> SessionOutcome:
     """Bring one session's pages up to date with its transcripts, given its previous state."""
     s, out, old = job.session, job.out, job.old
-    writer = Writer(out)
-    run = _new_run(job, writer)
+    run = _new_run(job)
     plans = _plans(job, run)
     prev_ts = old.transcripts if old is not None else {}
     new_ts: dict[str, TranscriptState] = {}
@@ -135,10 +135,10 @@ def update_session(job: SessionJob) -> SessionOutcome:
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
     if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
-        write_session_overview(s, info, list(new_ts.values()), writer, job.project_title)
+        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
-    state = _new_state(job, run, new_ts, _ledgers_json(s, ledgers, run.kept_ledgers), info)
-    return SessionOutcome(s.project.dir_name, state, [str(p) for p in writer.written], deleted,
+    state = _new_state(job, run, new_ts, ledgers, info)
+    return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 
 
@@ -155,13 +155,10 @@ def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: Session
     return merge_ledgers(merged)
 
 
-def _ledgers_json(s: Session, ledgers: dict, kept: dict) -> dict:
-    out = {t.id: (ledgers[t.id].to_json() if t.id in ledgers else kept.get(t.id)) for t in s.transcripts}
-    return {k: v for k, v in out.items() if v is not None}
-
-
 def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, info: SessionInfo) -> SessionState:
     s = job.session
+    # The ledgers of the transcripts read this time, the saved ones of the others.
+    to_save = {t.id: ledgers[t.id].to_json() if t.id in ledgers else run.kept_ledgers.get(t.id) for t in s.transcripts}
     for t in s.transcripts:  # after the last write into the folders: see plan.dir_stamp
         new_ts[t.id].dir_mtime_ns = dir_stamp(job.out / transcript_dir(s.project.dir_name, s.id, t.id))
     keep = set(new_ts["main"].agent_keys) if "main" in new_ts else set()
@@ -169,7 +166,8 @@ def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, in
         keep.update(k for k in (t.id, t.tool_use_id) if k)
     calls = run.agent_calls
     return SessionState(project=s.project.dir_name, id=s.id, info=info, transcripts=new_ts,
-                        agent_calls={k: calls[k] for k in sorted(calls) if k in keep}, ledgers=ledgers)
+                        agent_calls={k: calls[k] for k in sorted(calls) if k in keep},
+                        ledgers={k: v for k, v in to_save.items() if v is not None})
 
 
 def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: list) -> None:
@@ -193,8 +191,5 @@ def remove_stale_pages(folder: Path, last_no: int, deleted: list) -> None:
     for name in names:
         no = page_no(name)
         if no is not None and no > last_no:
-            try:
-                os.unlink(folder / name)
-            except OSError:
-                continue
-            deleted.append(str(folder / name))
+            with suppress(OSError):
+                remove(folder / name, deleted)

@@ -121,9 +121,7 @@ class SessionState:
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
 
     def to_json(self) -> dict:
-        return {"format": FORMAT, "project": self.project, "id": self.id,
-                "info": asdict(self.info), "agent_calls": self.agent_calls, "ledgers": self.ledgers,
-                "transcripts": {k: asdict(t) for k, t in self.transcripts.items()}}
+        return {"format": FORMAT, **asdict(self)}
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
@@ -159,7 +157,6 @@ class State:
         self._saved_head: bytes | None = None
         self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
 
-    # --- loading -------------------------------------------------------------------------
     @classmethod
     def load(cls, out: Path) -> "State":
         st = cls(out)
@@ -172,10 +169,13 @@ class State:
             return st
         st.head, st._saved_head = head, raw
         for path in (st.dir / "sessions").glob("*/*.json"):
-            loaded = _load_session(path)
-            if loaded is not None:
-                key = (path.parent.name, path.stem)
-                st.sessions[key], st._saved[key] = loaded
+            # A session file unreadable or of another format: that session is simply rebuilt.
+            with suppress(OSError, orjson.JSONDecodeError, KeyError, TypeError):
+                raw = path.read_bytes()
+                data = orjson.loads(raw)
+                if isinstance(data, dict) and data.get("format") == FORMAT:
+                    key = (path.parent.name, path.stem)
+                    st.sessions[key], st._saved[key] = SessionState.from_json(data), raw
         return st
 
     def compatible(self, opts, fingerprint: str) -> bool:
@@ -184,7 +184,6 @@ class State:
         return (h.get("format") == FORMAT and h.get("ccreport") == __version__
                 and h.get("fingerprint") == fingerprint and h.get("options") == render_options(opts))
 
-    # --- saving --------------------------------------------------------------------------
     def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict) -> None:
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
                      "options": render_options(opts), "titles": titles, "title_sources": title_sources}
@@ -215,15 +214,3 @@ class State:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
 
-
-def _load_session(path: Path) -> tuple[SessionState, bytes] | None:
-    """A session file and its bytes; None when unreadable or of another format (that session is
-    then simply rebuilt)."""
-    try:
-        raw = path.read_bytes()
-        data = orjson.loads(raw)
-        if isinstance(data, dict) and data.get("format") == FORMAT:
-            return SessionState.from_json(data), raw
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
-        pass
-    return None

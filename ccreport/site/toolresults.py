@@ -7,6 +7,7 @@ own tool-results folder are accepted: the name comes from transcript text (untru
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -19,20 +20,16 @@ def copier(src: Path | None, dest_rel: str, writer):
     """A function name → site-relative URL of the copy (None when the file is not there)."""
     if src is None:
         return None
-    done: dict[str, str | None] = {}
 
+    @functools.cache
     def copy(name: str) -> str | None:
-        if name in done:
-            return done[name]
-        url = None
         f = src / name
-        if _NAME.fullmatch(name) and contained(f, src) and f.is_file():
-            try:
-                writer.write(f"{dest_rel}/{name}", f.read_bytes())
-                url = f"{dest_rel}/{name}"
-            except OSError:
-                url = None
-        done[name] = url
-        return url
+        if not (_NAME.fullmatch(name) and contained(f, src) and f.is_file()):
+            return None
+        try:
+            writer.write(f"{dest_rel}/{name}", f.read_bytes())
+        except OSError:
+            return None
+        return f"{dest_rel}/{name}"
 
     return copy

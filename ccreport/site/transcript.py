@@ -27,10 +27,6 @@ from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
 
-# Tools whose calls start a sub-agent: the keys of agent_calls kept in the state for back-links.
-AGENT_TOOLS = ("Task", "Agent")
-
-
 @dataclass
 class SessionRun:
     """What every transcript of one session update shares."""
@@ -70,10 +66,8 @@ def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -
     if resume is None or not isinstance(run.kept_ledgers.get(t.id), dict) or run.kept_docs is None:
         return None
     kept = run.kept_docs.get(t.id) or {}
-    if resume.pages and not all(str(n) in kept for n in search.chunks(resume.pages, resume.hashes)[1]
-                                if n < resume.last_page):
-        return None
-    return resume
+    closed_in_tail = [n for n in search.chunks(resume.pages, resume.hashes)[1] if n < resume.last_page]
+    return resume if all(str(n) in kept for n in closed_in_tail) else None
 
 
 def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[TranscriptState, dict, tuple]:
@@ -81,11 +75,10 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     (page no, line, byte offset, model carry)."""
     state = TranscriptState(TranscriptSummary(id=t.id, kind=t.kind, label=t.label, agent_type=t.agent_type,
                                               description=t.description, size=t.size))
-    docs: dict = {}
-    if resume is None or not resume.pages or resume.carry_last is None:
-        return state, docs, (1, 1, 0, None)
-    no, line, offset = resume.pages[-1]
-    docs.update((k, v) for k, v in kept.items() if int(k) < no)
+    if resume is None:
+        return state, {}, (1, 1, 0, None)
+    no, line, offset = resume.pages[-1]  # a resumed state has pages and a carry (plan._stale)
+    docs = {k: v for k, v in kept.items() if int(k) < no}
     state.pages = [list(p) for p in resume.pages[:-1]]
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
@@ -139,9 +132,8 @@ def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) ->
     done: set = set()
     for page in paginated:
         last = page
-        digest = write_page(pages, page, reader.pending)
+        pages.state.hashes[str(page.no)] = write_page(pages, page, reader.pending)
         pages.state.pages.append([page.no, page.first_line, page.first_offset])
-        pages.state.hashes[str(page.no)] = digest
         if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
             pages.run.search.flush_chunks(pages.t.id, pages.state, pages.docs, done, from_line_1)
     return last
@@ -170,7 +162,7 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
             calls.setdefault(aid, f"{page_name(no)}#L{call.line}")
             pages.keys.add(aid)
         calls.setdefault(call.id, f"{page_name(no)}#L{call.line}")
-        if call.name in AGENT_TOOLS:
+        if call.name in ("Task", "Agent"):  # a call that starts a sub-agent: its key is kept for back-links
             pages.keys.add(call.id)
 
 
@@ -190,7 +182,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
                 prev_url=page_name(page.no - 1) if page.no > 1 else None,
                 next_url=page_name(page.no + 1) if page.closed else None,
                 first_url=page_name(1), latest_url=LATEST,
-                window_before=[(n, page_name(n)) for n in range(max(2, page.no - 3), page.no)] if page.no > 1 else [],
+                window_before=[(n, page_name(n)) for n in range(max(2, page.no - 3), page.no)],
                 overview_url=("../" if t.id != "main" else "") + "index.html",
                 parent_link=pages.parent_url, pending=pending)
 
@@ -200,9 +192,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     ``pages.docs`` under its number; with a render cache, a written page also leaves its fragment
     (only the new or changed messages) there for live pages."""
     run = pages.run
-    lines = set()
-    for m in page.messages:
-        lines.update(m.lines)
+    lines = {no for m in page.messages for no in m.lines}
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
                         copy_tool_result=run.copy_tool_result)
     parts = []
@@ -232,21 +222,16 @@ def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: d
     before = renders.pages.get(page_rel)
     renders.pages = {page_rel: now}  # earlier pages of the transcript are closed: never re-rendered
     if wrote and before is not None:
-        cache.add_fragment(page_rel, _fragment(now, before, args))
+        changed = [k for k, html in now.items() if before.get(k) != html]
+        frag = env().get_template("page.html").render(**dict(args, body=Markup("\n".join(now[k] for k in changed))))
+        # The page's own <main> holds all live.js merges (messages, sub-heading, pagers, end note).
+        # Transcript text inside it is escaped, so the last "</main>" is the element's own end.
+        i, j = frag.find('<main id="main">'), frag.rfind("</main>")
+        if 0 <= i < j:
+            frag = frag[i:j + len("</main>")]
+        cache.add_fragment(page_rel, {"ids": changed, "removed": [k for k in before if k not in now], "html": frag})
     if wrote and cache.on_page is not None:
         cache.on_page(str(pages.run.writer.out / page_rel))  # live pages: out now, not after the session
-
-
-def _fragment(now: dict, before: dict, args: dict) -> dict:
-    changed = [k for k, html in now.items() if before.get(k) != html]
-    removed = [k for k in before if k not in now]
-    frag = env().get_template("page.html").render(**dict(args, body=Markup("\n".join(now[k] for k in changed))))
-    # The page's own <main> holds all live.js merges (messages, sub-heading, pagers, end note).
-    # Transcript text inside it is escaped, so the last "</main>" is the element's own end.
-    i, j = frag.find('<main id="main">'), frag.rfind("</main>")
-    if 0 <= i < j:
-        frag = frag[i:j + len("</main>")]
-    return {"ids": changed, "removed": removed, "html": frag}
 
 
 def _with_unfinished_tail(reader: Reader, fh):

@@ -7,6 +7,7 @@ files actually written in this run: incremental tests and watch notifications re
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 
 from ccreport.fs import atomic_write
@@ -35,15 +36,11 @@ class Writer:
 
 def remove(path: Path, deleted: list) -> None:
     """Delete a site file, recorded in ``deleted`` (nothing when it is gone already)."""
-    try:
+    with suppress(FileNotFoundError):
         path.unlink()
         deleted.append(str(path))
-    except FileNotFoundError:
-        pass
 
 
 def rmdir(path: Path) -> None:
-    try:
+    with suppress(OSError):
         path.rmdir()
-    except OSError:
-        pass
