@@ -36,7 +36,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="render-gallery-") as tmp:
         site = Path(tmp)
-        build(ROOT / "sample_home", site, Options(jobs=1, quiet=True))
+        build(ROOT / "sample_home", site, Options(jobs=1))
         page_file = site / "p" / "-home-demo-gallery" / SID / f"page-{args.page:04d}.html"
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
