@@ -88,13 +88,6 @@ class Message:
         return [b[1] for b in self.blocks if b[0] == "tool_use"]
 
 
-def _clean_usage(u: Any) -> dict | None:
-    if not isinstance(u, dict):
-        return None
-    out = {k: u[k] for k in USAGE_KEYS if isinstance(u.get(k), int)}
-    return out or None
-
-
 def typed_prompt_text(entry: dict) -> str | None:
     """The text of a prompt a person typed, or None for injected/meta/tool-result lines."""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
@@ -231,7 +224,8 @@ class Builder:
             if mid:
                 self.by_msg_id[mid] = m
         m.lines.append(e.line)
-        usage = _clean_usage(msg.get("usage"))
+        raw_usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
+        usage = {k: raw_usage[k] for k in USAGE_KEYS if isinstance(raw_usage.get(k), int)}
         if usage and sum(usage.values()) >= sum((m.usage or {}).values()):
             m.usage = usage
         if isinstance(content, str):

@@ -140,26 +140,25 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
         by_tr[main_id] = list(main.total)
     others = [(tid, led) for tid, kind, led in ledgers if led is not main and led.groups]
     replayed = 0
-    if others:
-        main_ids = {r[0] for r in main.groups.values() if r[0]} if main is not None else set()
-        groups: dict[tuple, list] = {}
-        for tid, led in others:
-            for mid, rid, u, model, day, lines, last in led.groups.values():
-                if mid and mid in main_ids:
-                    replayed += lines
-                    continue
-                key = (mid, rid) if mid else (tid, last)
-                g = groups.get(key)
-                if g is None:
-                    groups[key] = [u, model, day, tid]
-                elif sum(u[: len(USAGE_KEYS)]) > sum(g[0][: len(USAGE_KEYS)]):
-                    g[0] = u
-        for u, model, day, tid in groups.values():
-            vec = _vec(u, model)
-            _acc(total, vec)
-            _acc(by_model.setdefault(model or "(no model)", [0] * NSUM), vec)
-            _acc(by_day.setdefault(day, [0] * NSUM), vec)
-            _acc(by_tr.setdefault(tid, [0] * NSUM), vec)
+    main_ids = {r[0] for r in main.groups.values() if r[0]} if main is not None else set()
+    groups: dict[tuple, list] = {}
+    for tid, led in others:
+        for mid, rid, u, model, day, lines, last in led.groups.values():
+            if mid and mid in main_ids:
+                replayed += lines
+                continue
+            key = (mid, rid) if mid else (tid, last)
+            g = groups.get(key)
+            if g is None:
+                groups[key] = [u, model, day, tid]
+            elif sum(u[: len(USAGE_KEYS)]) > sum(g[0][: len(USAGE_KEYS)]):
+                g[0] = u
+    for u, model, day, tid in groups.values():
+        vec = _vec(u, model)
+        _acc(total, vec)
+        _acc(by_model.setdefault(model or "(no model)", [0] * NSUM), vec)
+        _acc(by_day.setdefault(day, [0] * NSUM), vec)
+        _acc(by_tr.setdefault(tid, [0] * NSUM), vec)
     return {"total": _rec(total), "by_model": {m: _rec(v) for m, v in by_model.items()},
             "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
             "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,

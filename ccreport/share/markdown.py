@@ -62,9 +62,7 @@ def _result_text(content) -> tuple[str, list[str]]:
 def _media_note(b: dict) -> str:
     src = b.get("source") if isinstance(b.get("source"), dict) else {}
     media = _s(src.get("media_type")) or b.get("type", "file")
-    size = ""
-    if isinstance(src.get("data"), str):
-        size = ", " + human_size(len(src["data"]) * 3 // 4)
+    size = ", " + human_size(len(src["data"]) * 3 // 4) if isinstance(src.get("data"), str) else ""
     return f"*[{html.escape(_s(b.get('type')))}: {html.escape(media)}{size} — not included in Markdown]*\n\n"
 
 
