@@ -6,7 +6,7 @@ import re
 
 from ccreport.render.conventions import output_text, tag_text
 from ccreport.render.markup import esc, highlight, source_fold
-from ccreport.render.tools.base import as_str, chips, extra_of, input_of, result_text, short, tool_summary
+from ccreport.render.tools.base import as_str, chips, extra_of, result_text, short, tool_summary
 
 
 # Chips for what a call asked for and for how it ran: (key, label with {} for the value, warning?).
@@ -17,8 +17,7 @@ _HOW_IT_RAN = (("interrupted", "interrupted", True), ("backgroundTaskId", "backg
 _WHAT_CAME = (("status", "{}", False), ("isImage", "image output", False))
 
 
-def v_bash(call, ctx):
-    inp = input_of(call)
+def v_bash(call, inp: dict, x: dict, ctx):
     cmd = tool_summary(call)
     desc = as_str(inp.get("description"))
     summary = f'<code class="cmdline">{esc(short(cmd))}</code>' + (f' <span class="dim">— {esc(short(desc, 100))}</span>' if desc else "")
@@ -57,9 +56,7 @@ def _shell_result(call, ctx) -> str | None:
     return (f'<p class="rinfo">{" ".join(info)}</p>' if info else "") + "".join(parts)
 
 
-def v_bash_output(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_bash_output(call, inp: dict, x: dict, ctx):
     cmd = as_str(x.get("command"))
     summary = f'shell <code>{esc(tool_summary(call))}</code>' + (f' <code class="cmdline">{esc(short(cmd, 100))}</code>' if cmd else "")
     if inp.get("filter"):
