@@ -1,7 +1,7 @@
 """Per-tool views: each tool call as a collapsed <details> a person can read.
 
-A view is ``fn(call, ctx) -> (summary_html, input_html, result_html_or_None)``; a result of None
-is rendered the generic way (its text, conventions recognised); a tool without a view gets a
+A view is ``fn(call, inp, x, ctx) -> (summary_html, input_html, result_html_or_None)``, ``inp`` and ``x``
+the call's input and structured result (base.input_of, extra_of); a result of None is rendered the generic way (its text, conventions recognised); a tool without a view gets a
 key/value table of its input. A summary's words are ``summary_text(call)``: the views put them in
 markup, the Markdown export uses them as they are. Shapes: FORMAT.md §6–§7; views: one module per
 tool family.
@@ -17,14 +17,14 @@ from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, generic_result, input_of, ok_text, short, tool_summary
+from ccreport.render.tools.base import as_str, extra_of, generic_result, input_of, ok_text, short, tool_summary
 from ccreport.render.tools.files import v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
 from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
 
 
-def v_mcp(call, ctx):
+def v_mcp(call, inp: dict, x: dict, ctx):
     body = kv_table(call.input)
     res = None
     t = (ok_text(call) or "").strip()
@@ -78,7 +78,7 @@ def tool_label(name: str) -> str:
 
 def render_call(call, ctx) -> str:
     view = view_for(call.name)
-    summary, body, res_html = (view(call, ctx) if view else (None, None, None))
+    summary, body, res_html = (view(call, input_of(call), extra_of(call), ctx) if view else (None, None, None))
     if not summary:
         text = _generic_text(call)
         summary = f"<code>{esc(short(text))}</code>" if text else ""
@@ -111,7 +111,8 @@ def result_only_html(res, name, ctx) -> str:
     view = view_for(name) if isinstance(name, str) else None
     if view is not None:
         # The call's input is on another page; the view still reads the structured result.
-        _, _, html = view(ToolCall(res.tool_use_id, name, None, 0, result=res), ctx)
+        call = ToolCall(res.tool_use_id, name, None, 0, result=res)
+        _, _, html = view(call, {}, extra_of(call), ctx)
         if html is not None:
             return html
     return generic_result(res, ctx)

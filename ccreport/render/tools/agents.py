@@ -6,16 +6,14 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import (as_str, chip_line, extra_of, generic_result, input_of, path_html, plural, questions,
+from ccreport.render.tools.base import (as_str, chip_line, generic_result, path_html, plural, questions,
                                         rest_table, result_text, short, text_only, tool_summary)
 
 
 _AGENT_TRAILER = re.compile(r"\n*agentId: (\S+)[^\n]*(?:\n[\w]+: [^\n]*)*\s*(?:<usage>(.*?)</usage>)?\s*$", re.S)
 
 
-def v_task(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_task(call, inp: dict, x: dict, ctx):
     atype = as_str(inp.get("subagent_type") or x.get("agentType"))
     summary = esc(short(tool_summary(call), 100)) + (f' <span class="chip">{esc(atype)}</span>' if atype else "")
     if inp.get("name"):
@@ -73,9 +71,7 @@ def _agent_result(call, x: dict, ctx) -> str:
     return res
 
 
-def v_ask(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_ask(call, inp: dict, x: dict, ctx):
     qs = questions(inp, x)
     answers = x.get("answers") if isinstance(x.get("answers"), dict) else {}
     summary = esc(short(tool_summary(call), 120))
@@ -111,9 +107,7 @@ def v_ask(call, ctx):
     return summary, f'<ol class="questions">{"".join(out)}</ol>', res
 
 
-def v_plan(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_plan(call, inp: dict, x: dict, ctx):
     plan = as_str(inp.get("plan") or x.get("plan"))
     summary = esc(short(tool_summary(call), 120))
     body = f'<div class="md plan">{markdown(plan)}</div>' if plan else kv_table(inp)
@@ -122,9 +116,7 @@ def v_plan(call, ctx):
     return summary, body, None
 
 
-def v_skill(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_skill(call, inp: dict, x: dict, ctx):
     summary = f'<span class="cmd">{esc(tool_summary(call))}</span>' + (f' <code>{esc(short(as_str(inp.get("args")), 100))}</code>' if inp.get("args") else "")
     body = rest_table(inp, ("skill", "command", "args"))
     if isinstance(x.get("allowedTools"), list) and x["allowedTools"]:
@@ -132,9 +124,7 @@ def v_skill(call, ctx):
     return summary, body, None
 
 
-def v_send_message(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_send_message(call, inp: dict, x: dict, ctx):
     to = tool_summary(call)
     summary = (f'to <b>{esc(to)}</b>' if to else "") + (f' <span class="dim">— {esc(short(as_str(inp.get("summary")), 100))}</span>' if inp.get("summary") else "")
     msg = as_str(inp.get("message") or inp.get("content"))

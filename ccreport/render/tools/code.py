@@ -76,7 +76,6 @@ def parse_numbered(text: str):
 def _parse_numbered_lines(text: str):
     lines = text.split("\n")
     nums, code, sep = [], [], None
-    i = 0
     for i, ln in enumerate(lines):
         m = _NUMBERED.match(ln)
         if not m or (sep is not None and m.group(2) != sep):

@@ -7,14 +7,12 @@ import re
 from ccreport.render.blocks import image_html
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size
-from ccreport.render.tools.base import (as_str, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text, text_only,
+from ccreport.render.tools.base import (as_str, ok_text, path_html, plural, rest_table, result_text, text_only,
                                         tool_summary)
 from ccreport.render.tools.code import diff_html, diff_lines, diff_stat, numbered, parse_numbered, patch_lines
 
 
-def v_read(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_read(call, inp: dict, x: dict, ctx):
     f = x.get("file") if isinstance(x.get("file"), dict) else {}
     path = tool_summary(call)
     rng = ""
@@ -49,9 +47,7 @@ def v_read(call, ctx):
     return summary, body, res
 
 
-def v_edit(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_edit(call, inp: dict, x: dict, ctx):
     path = tool_summary(call)
     lines = patch_lines(x.get("structuredPatch"))
     if lines is None:
@@ -91,15 +87,12 @@ def _snippet_result(call, path: str, ctx) -> str | None:
             + (output_text(tail, ctx) if tail else ""))
 
 
-def v_write(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_write(call, inp: dict, x: dict, ctx):
     path = tool_summary(call)
     content = as_str(inp.get("content"))
     n = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     kind = {"create": "new file", "update": "overwritten"}.get(as_str(x.get("type")), "")
     summary = path_html(path) + f' <span class="dim">{plural(n, "line")}{", " + kind if kind else ""}</span>'
-    body = ""
     lines = patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
     if lines:
         body = diff_html(lines) + f'<details class="more"><summary>full content ({plural(n, "line")})</summary>{numbered(content, filename=path, fold=False)}</details>'

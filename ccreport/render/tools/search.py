@@ -9,7 +9,7 @@ import orjson
 
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size, markdown, pre
-from ccreport.render.tools.base import (as_str, chip_line, extra_of, input_of, ok_text, path_html, plural, rest_table, result_text,
+from ccreport.render.tools.base import (as_str, chip_line, ok_text, path_html, plural, rest_table, result_text,
                                         short, tool_summary)
 
 
@@ -26,21 +26,16 @@ def _search_summary(call, inp: dict) -> str:
         f' <span class="dim">{esc(" ".join(bits))}</span>' if bits else "")
 
 
-def _file_list(names: list[str], total, truncated: bool, ctx) -> str:
-    head = f'<p class="rinfo"><span class="chip">{plural(total, "file")}{" (truncated)" if truncated else ""}</span></p>'
-    return head + pre("\n".join(names), cls="files")
-
-
-def v_search(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_search(call, inp: dict, x: dict, ctx):
     summary = _search_summary(call, inp)
     res = None
     r = call.result
     if r is not None and not r.is_error:
         if isinstance(x.get("filenames"), list) and not x.get("content") and x.get("mode") != "count":
             names = [as_str(n) for n in x["filenames"]]
-            res = _file_list(names, x.get("numFiles", len(names)), bool(x.get("truncated")), ctx)
+            total = plural(x.get("numFiles", len(names)), "file")
+            res = (f'<p class="rinfo"><span class="chip">{total}{" (truncated)" if x.get("truncated") else ""}</span></p>'
+                   + pre("\n".join(names), cls="files"))
         elif isinstance(x.get("content"), str):
             bits = []
             for k, w in (("numFiles", "file"), ("numLines", "line"), ("numMatches", "match")):
@@ -58,9 +53,7 @@ def v_search(call, ctx):
     return summary, rest_table(inp, ("pattern", "path")), res
 
 
-def v_tool_search(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_tool_search(call, inp: dict, x: dict, ctx):
     summary = f"<code>{esc(short(tool_summary(call), 120))}</code>"
     res = None
     r = call.result
@@ -77,9 +70,7 @@ def v_tool_search(call, ctx):
     return summary, rest_table(inp, ("query",)), res
 
 
-def v_web_fetch(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_web_fetch(call, inp: dict, x: dict, ctx):
     url = tool_summary(call)
     summary = f'<code>{esc(short(url, 120))}</code>'
     prompt = as_str(inp.get("prompt"))
@@ -103,9 +94,7 @@ def v_web_fetch(call, ctx):
 _LINKS = re.compile(r"^Links: (\[.*\])$", re.M)
 
 
-def v_web_search(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_web_search(call, inp: dict, x: dict, ctx):
     summary = f"<code>{esc(short(tool_summary(call), 140))}</code>"
     for k in ("allowed_domains", "blocked_domains"):
         if inp.get(k):

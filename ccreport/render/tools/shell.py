@@ -6,7 +6,7 @@ import re
 
 from ccreport.render.conventions import output_text, tag_text
 from ccreport.render.markup import esc, highlight, source_fold
-from ccreport.render.tools.base import as_str, chips, extra_of, input_of, result_text, short, tool_summary
+from ccreport.render.tools.base import as_str, chips, result_text, short, tool_summary
 
 
 # Chips for what a call asked for and for how it ran: (key, label with {} for the value, warning?).
@@ -17,8 +17,7 @@ _HOW_IT_RAN = (("interrupted", "interrupted", True), ("backgroundTaskId", "backg
 _WHAT_CAME = (("status", "{}", False), ("isImage", "image output", False))
 
 
-def v_bash(call, ctx):
-    inp = input_of(call)
+def v_bash(call, inp: dict, x: dict, ctx):
     cmd = tool_summary(call)
     desc = as_str(inp.get("description"))
     summary = f'<code class="cmdline">{esc(short(cmd))}</code>' + (f' <span class="dim">— {esc(short(desc, 100))}</span>' if desc else "")
@@ -26,12 +25,11 @@ def v_bash(call, ctx):
     lang = "powershell" if call.name == "PowerShell" else "bash"
     body = (f'<p class="dim">{esc(desc)}</p>' if desc and len(desc) > 100 else "") + highlight(cmd, lang=lang) + (
         f'<p>{" ".join(flags)}</p>' if flags else "")
-    return summary, body, _shell_result(call, ctx)
+    return summary, body, _shell_result(call, x, ctx)
 
 
-def _shell_result(call, ctx) -> str | None:
+def _shell_result(call, x: dict, ctx) -> str | None:
     r = call.result
-    x = extra_of(call)
     if r is None or not ("stdout" in x or "stderr" in x):
         return None
     parts = []
@@ -57,14 +55,12 @@ def _shell_result(call, ctx) -> str | None:
     return (f'<p class="rinfo">{" ".join(info)}</p>' if info else "") + "".join(parts)
 
 
-def v_bash_output(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_bash_output(call, inp: dict, x: dict, ctx):
     cmd = as_str(x.get("command"))
     summary = f'shell <code>{esc(tool_summary(call))}</code>' + (f' <code class="cmdline">{esc(short(cmd, 100))}</code>' if cmd else "")
     if inp.get("filter"):
         summary += f' <span class="dim">filter {esc(short(inp["filter"], 60))}</span>'
-    res = _shell_result(call, ctx)
+    res = _shell_result(call, x, ctx)
     if res is None and call.result is not None:
         # Older results carry only the tagged text: <status>, <exit_code>, <stdout>, <stderr>.
         t = result_text(call.result)

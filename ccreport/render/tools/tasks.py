@@ -6,7 +6,7 @@ import re
 
 from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
-from ccreport.render.tools.base import (as_str, extra_of, in_progress, input_of, rest_table, result_text, short, small_result,
+from ccreport.render.tools.base import (as_str, in_progress, rest_table, result_text, short, small_result,
                                         tool_summary)
 
 
@@ -40,8 +40,7 @@ def checklist(items) -> tuple[str, int, int]:
     return f'<ul class="todos">{"".join(out)}</ul>', done, len(items)
 
 
-def v_todo(call, ctx):
-    inp = input_of(call)
+def v_todo(call, inp: dict, x: dict, ctx):
     todos = inp.get("todos")
     if not isinstance(todos, list):
         return "", kv_table(inp), None
@@ -51,9 +50,7 @@ def v_todo(call, ctx):
     return summary, html, small_result(call, ctx)
 
 
-def v_task_create(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_task_create(call, inp: dict, x: dict, ctx):
     task = x.get("task") if isinstance(x.get("task"), dict) else {}
     subject = tool_summary(call)
     tid = task.get("id")
@@ -64,9 +61,7 @@ def v_task_create(call, ctx):
     return summary, body + rest_table(inp, ("subject", "description")), small_result(call, ctx)
 
 
-def v_task_update(call, ctx):
-    inp = input_of(call)
-    x = extra_of(call)
+def v_task_update(call, inp: dict, x: dict, ctx):
     ch = x.get("statusChange") if isinstance(x.get("statusChange"), dict) else {}
     st = as_str(inp.get("status") or ch.get("to"))
     summary = esc(tool_summary(call))
@@ -83,8 +78,7 @@ def v_task_update(call, ctx):
 _TASK_LINE = re.compile(r"^#(\S+) \[(\w+)\] (.*?)(?: \(([^()]*)\))?$")
 
 
-def v_task_list(call, ctx):
-    x = extra_of(call)
+def v_task_list(call, inp: dict, x: dict, ctx):
     res = None
     tasks = x.get("tasks") if isinstance(x.get("tasks"), list) else None
     if tasks is None and call.result is not None and not call.result.is_error:
@@ -98,4 +92,4 @@ def v_task_list(call, ctx):
         if call.result is not None:
             # The checklist is read out of the result's text: keep that text too, folded.
             res += source_fold(result_text(call.result))
-    return summary, rest_table(input_of(call), ()), res
+    return summary, rest_table(inp, ()), res
