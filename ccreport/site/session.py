@@ -149,9 +149,7 @@ def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: Session
         return unchanged.info.usage_report
     merged = []
     for t in s.transcripts:
-        saved = run.kept_ledgers.get(t.id)
-        led = ledgers.get(t.id) or (TranscriptUsage(saved) if isinstance(saved, dict) else TranscriptUsage())
-        merged.append((t.id, t.kind, led))
+        merged.append((t.id, t.kind, ledgers.get(t.id) or TranscriptUsage(run.kept_ledgers.get(t.id))))
     return merge_ledgers(merged)
 
 

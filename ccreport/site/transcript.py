@@ -95,7 +95,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     ledger and the search documents of the pages kept in memory (page no (str) → documents)."""
     saved = run.kept_ledgers.get(t.id) if resume is not None else None
     # (a saved ledger is continued even when the read restarts at line 1: it counts each API response once)
-    ledger = TranscriptUsage(saved) if isinstance(saved, dict) else TranscriptUsage()
+    ledger = TranscriptUsage(saved)  # (TranscriptUsage ignores anything but a saved ledger)
     resume = _resumable(run, t, resume)
     state, docs, (start_no, start_line, start_offset, carry) = _start(t, resume, (run.kept_docs or {}).get(t.id) or {})
     s = run.session
