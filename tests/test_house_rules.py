@@ -5,7 +5,7 @@
   root sit below everything; ``cli`` sits on top. No import cycle between modules, function-level
   imports included (they only hide a cycle).
 * No module over 500 lines, no function over 50 lines or 7 parameters (click command functions in
-  cli.py take one parameter per option and are excepted), at most 8,000 lines in all.
+  cli.py take one parameter per option and are excepted).
 * ``duplicates`` (the workplace's copy finder) reports no pair inside ccreport/.
 * Tests mirror the packages and share helpers through conftest and helper modules: no test module
   imports another.
@@ -135,11 +135,9 @@ def _is_click_command(f) -> bool:
 
 def test_modules_and_functions_stay_small():
     too_big = []
-    total = 0
     for name, path in modules().items():
         src = path.read_text(encoding="utf-8")
         lines = len(src.splitlines())
-        total += lines
         if lines > 500:
             too_big.append(f"{name}: {lines} lines")
         for f in ast.walk(ast.parse(src)):
@@ -151,7 +149,6 @@ def test_modules_and_functions_stay_small():
             if _params(f) > 7 and not (name == "ccreport.cli" and _is_click_command(f)):
                 too_big.append(f"{name}.{f.name}: {_params(f)} parameters")
     assert too_big == []
-    assert total <= 8000, f"ccreport/ holds {total} lines of Python"
 
 
 def test_no_copies_inside_the_package():
