@@ -57,12 +57,11 @@ def user_text(text: str, entry: dict) -> tuple[str, str | None, str | None]:
     if shown is not None:
         return shown
     rest, reminders = _reminders(text, source=False)
-    if not reminders:
-        # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
-        return f'<div class="prompt">{_capped(rest)}</div>', None, None
-    if not rest.strip():
+    if reminders and not rest.strip():
         return _into_last_fold(reminders, source_fold(text)), "user injected", "Injected"
-    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{source_fold(text)}', None, None
+    src = source_fold(text) if reminders else ""
+    # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
+    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{src}', None, None
 
 
 def _tagged_text(s: str, text: str) -> tuple[str, str, str] | None:
@@ -319,8 +318,7 @@ def _api_error_note(e: dict, anchor: str, when: str) -> str:
         if isinstance(e.get("retryInMs"), (int, float)):
             retry += f" in {e['retryInMs'] / 1000:.1f} s"
     detail = {k: e.get(k) for k in ("error", "cause") if e.get(k) not in (None, {}, "")}
-    body = kv_table(detail) if detail else ""
     head = f'API error {" ".join(bits)}{msg}{retry} {when}'
-    if not body:
+    if not detail:
         return f'<div class="sysnote err" {anchor}>{head}</div>'
-    return f'<div class="sysnote err" {anchor}><details><summary>{head}</summary>{body}</details></div>'
+    return f'<div class="sysnote err" {anchor}><details><summary>{head}</summary>{kv_table(detail)}</details></div>'
