@@ -10,6 +10,7 @@ from pathlib import Path
 from ccreport.live.events import Live
 from ccreport.live.follow import Follower
 from ccreport.live.serve import Running, make_server
+from ccreport.site.build import Options, build
 from util import assistant, make_home, tool_result, user, write_jsonl
 
 PROJECT = "-home-u-proj"
@@ -69,6 +70,19 @@ def watching(site: Path, home: Path, opts) -> Running:
     """What `serve --watch` runs (not started yet): the server, and a Follower telling its pages."""
     live = Live(site)
     return Running(make_server(site, home, port=0, live=live), Follower(home, site, opts, live))
+
+
+def live_server(tmp_path: Path, turns: int = 3, page_size: int = 50) -> Running:
+    """What `serve --watch` runs, started on a built live home (follow.Follower: render cache, early
+    push, fragments); ``running.home`` and ``running.site`` say where."""
+    home = make_live_home(tmp_path / "home", turns=turns)
+    site = tmp_path / "site"
+    opts = Options(page_size=page_size, jobs=1)
+    build(home, site, opts)
+    running = watching(site, home, opts).start()
+    assert running.wait_ready()
+    running.home, running.site = home, site
+    return running
 
 
 def request(running, path, method="GET"):

@@ -5,25 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url, watching
+from serve_helpers import PROJECT, SID, append, conversation, live_server, main_file, make_live_home, page_url
 from util import assistant, user
 
 from ccreport.site.build import Options, build
 
 pytestmark = pytest.mark.browser
 WAIT = 20_000  # ms: a generous guard so a loaded machine does not fail, never a measured budget
-
-
-def live_server(tmp_path, turns=3, page_size=50):
-    """What `serve --watch` runs (follow.Follower: render cache, early push, fragments)."""
-    home = make_live_home(tmp_path / "home", turns=turns)
-    site = tmp_path / "site"
-    opts = Options(page_size=page_size, jobs=1)
-    build(home, site, opts)
-    running = watching(site, home, opts).start()
-    assert running.wait_ready()
-    running.home, running.site = home, site
-    return running
 
 
 @pytest.fixture

@@ -9,11 +9,10 @@ import time
 
 import pytest
 
-from serve_helpers import PROJECT, SID, append, conversation, main_file, make_live_home, page_url
-from serve_helpers import Stream, request, watching
+from serve_helpers import PROJECT, SID, append, conversation, main_file, page_url
+from serve_helpers import Stream, live_server, request
 from util import assistant, tool_result, user
 
-from ccreport.site.build import Options, build
 from ccreport.live.events import INLINE_MAX, Live
 from ccreport.live.serve import Running, make_server
 
@@ -116,19 +115,8 @@ def test_a_client_that_resets_its_connection_leaves_no_traceback(site_server, ca
 
 
 # --- serve --watch end to end ------------------------------------------------------------------------
-def follow_server(tmp_path, turns=3, page_size=50):
-    home = make_live_home(tmp_path / "home", turns=turns)
-    site = tmp_path / "site"
-    opts = Options(page_size=page_size, jobs=1)
-    build(home, site, opts)
-    running = watching(site, home, opts).start()
-    assert running.wait_ready()
-    running.home, running.site = home, site
-    return running
-
-
 def test_an_append_pushes_the_page_first_with_only_the_new_messages(tmp_path):
-    running = follow_server(tmp_path)
+    running = live_server(tmp_path)
     try:
         stream = Stream(running)
         assert stream.event()["hello"]
@@ -174,7 +162,7 @@ def page_fetches(page) -> int:
 
 @pytest.mark.browser
 def test_fragments_grow_replace_and_remove_messages_in_the_browser(ctx, tmp_path):
-    running = follow_server(tmp_path)
+    running = live_server(tmp_path)
     try:
         page = open_page(ctx, running)
         assert wait_until(lambda: running.follower.cache.has((PROJECT, SID, "main")))
@@ -220,7 +208,7 @@ def test_fragments_grow_replace_and_remove_messages_in_the_browser(ctx, tmp_path
 def test_a_fragment_that_is_gone_falls_back_to_the_whole_page(ctx, tmp_path):
     """An event names a fragment that is not inline and no longer held (a newer update replaced
     it): live.js fetches the whole page instead."""
-    running = follow_server(tmp_path)
+    running = live_server(tmp_path)
     try:
         page = open_page(ctx, running)
         append(main_file(running.home), conversation(1, start=700))
