@@ -8,8 +8,8 @@ format is rebuilt whole)::
                                           "titles": {project dir: title in its headings},
                                           "title_sources": {project dir: {"title", "seen": [[path,
                                           size, mtime_ns], …]}}}   (State.set_head)
-    out/.ccreport/sessions/<project-dir>/<session-id>.json    SessionState.to_json(): the
-                                          dataclasses below, field for field, plus "format"
+    out/.ccreport/sessions/<project-dir>/<session-id>.json    a SessionState: the dataclasses
+                                          below, field for field (orjson writes them as they are)
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import orjson
@@ -119,9 +119,7 @@ class SessionState:
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
-
-    def to_json(self) -> dict:
-        return {"format": FORMAT, **asdict(self)}
+    format: int = FORMAT
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
@@ -198,7 +196,9 @@ class State:
             data = self.sessions.get(key)
             if data is None:
                 continue
-            raw = orjson.dumps(data.to_json())
+            # orjson writes the dataclasses field for field itself: no copy of a big session's
+            # pages, hashes and ledger rows on every save (dataclasses.asdict deep-copies them).
+            raw = orjson.dumps(data)
             if self._saved.get(key) != raw:
                 atomic_write(self._session_path(key), raw)
                 self._saved[key] = raw
