@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
-def atomic_write(path: Path, raw: bytes) -> None:
+@contextmanager
+def atomic_file(path: Path):
+    """A binary file to write; it replaces ``path`` whole when the block ends, and is removed when
+    the block fails (a reader never sees a half-written file; a big export is streamed, not held)."""
     # Unique per process *and* thread: two threads writing one page (watch and a build) with a
     # shared temporary name would move each other's half-written file into place.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -22,9 +25,14 @@ def atomic_write(path: Path, raw: bytes) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             fh = open(tmp, "wb")
         with fh:
-            fh.write(raw)
+            yield fh
         os.replace(tmp, path)
     except BaseException:
         with suppress(OSError):
             tmp.unlink()
         raise
+
+
+def atomic_write(path: Path, raw: bytes) -> None:
+    with atomic_file(path) as fh:
+        fh.write(raw)

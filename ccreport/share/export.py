@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ccreport.fs import atomic_write
+from ccreport.fs import atomic_file
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
@@ -128,12 +128,16 @@ def agent_file(out: Path, t: Transcript, ext: str) -> Path:
     return out.with_name(f"{out.name.removesuffix(ext)}.agent-{t.id}{ext}")
 
 
-def write_text(path: Path, text: str) -> None:
-    """The whole file at once, through the one atomic write. A folder that is not there is the
-    user's mistake (a typo in -o), reported, not made."""
+def write_text(path: Path, *parts) -> None:
+    """The file written whole or not at all, from text and text files (read back in 1 MiB steps, so
+    a big transcript's body is never held whole). A folder that is not there is the user's mistake
+    (a typo in -o), reported, not made."""
     try:
         if not path.parent.is_dir():
             raise FileNotFoundError(2, "No such file or directory")
-        atomic_write(path, text.encode("utf-8"))
+        with atomic_file(path) as fh:
+            for part in parts:
+                for chunk in [part] if isinstance(part, str) else iter(lambda: part.read(1 << 20), ""):
+                    fh.write(chunk.encode("utf-8"))
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None

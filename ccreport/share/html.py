@@ -101,4 +101,4 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
         script_hash=_csp_hash(js), body=Markup(_BODY))
     head, _, tail = html.partition(_BODY)
     body.seek(0)
-    write_text(out, head + body.read() + tail)
+    write_text(out, head, body, tail)
