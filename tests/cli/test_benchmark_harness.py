@@ -75,3 +75,35 @@ def test_report_states_targets_and_draws_a_chart(bench, tmp_path):
     assert any("--jobs 1 → 2 speed-up" in v and "1.80×" in v for v in verdicts)
     root = ET.fromstring(svg.read_text())  # well-formed SVG
     assert root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}rect")) > 10
+
+
+def test_speed_targets_per_shape_cpu_at_one_job_and_per_core_throughput(bench, tmp_path):
+    m300 = "m300 (300 MB)"
+    data = {"command": "python3 benchmarks/run.py", "date": "today", "scale": 1.0, "jobs": 2,
+            "machine": {"cpu": "Test CPU", "cores": 2, "ram_gb": 8, "python": "3.11", "kernel": "6", "load_at_start": (0.1, 0, 0)},
+            "versions": {"ccreport": "0.1.0"},
+            "homes": [{"name": m300, "kind": "many", "shape": "scale_home.py --mb 300 --seed 3", "jsonl_bytes": 300_000_000,
+                       "jsonl_files": 1269, "floor": {"seconds": 1.0}, "mbps_target": 90}],
+            "runs": [_run(bench, "ccreport", m300, 4.0, 8.0, 90e6), _run(bench, "ccreport", m300, 6.0, 6.0, 60e6, "jobs=1"),
+                     _run(bench, "claude-code-log", m300, 17.0, 29.0, 300e6),
+                     _run(bench, "claude-code-transcripts", m300, 23.0, 22.0, 90e6)]}
+    verdicts = bench.write_report(data, tmp_path / "r.md", tmp_path / "r.svg")
+    # wall: the faster peer (claude-code-log, 17 s) / 4 s = 4.2×: not met
+    assert any(v.startswith("NOT MET: cold build ≥ 5× faster") and "4.2×" in v for v in verdicts)
+    # CPU at one job: the leaner peer (claude-code-transcripts, 22 CPU s) / 6 CPU s = 3.7×: not met
+    assert any(v.startswith("NOT MET: ≥ 4× less CPU") and "3.7×" in v for v in verdicts)
+    # 300 MB / 6 CPU s = 50 MB/s per core: below 90
+    assert any(v.startswith("NOT MET: ≥ 90 MB/s per core") and "50.0 MB/s" in v for v in verdicts)
+    assert "Home: scale_home.py --mb 300 --seed 3." in (tmp_path / "r.md").read_text()
+
+
+def test_small_shape_keeps_only_small_sessions_with_their_agents(bench, tmp_path):
+    src = tmp_path / "src" / "projects" / "p"
+    (src / "s1" / "subagents").mkdir(parents=True)
+    (src / "s1.jsonl").write_bytes(b'{"type":"user"}\n')
+    (src / "s1" / "subagents" / "agent-a.jsonl").write_bytes(b'{"type":"user"}\n')
+    (src / "big.jsonl").write_bytes(b"x" * bench.SMALL_SESSION)
+    (src / "empty.jsonl").write_bytes(b"")
+    out = bench.small_source(tmp_path / "src", tmp_path / "small")
+    kept = sorted(str(p.relative_to(out / "projects")) for p in (out / "projects").rglob("*.jsonl"))
+    assert kept == ["p/s1.jsonl", "p/s1/subagents/agent-a.jsonl"]
