@@ -25,7 +25,8 @@ class TeammateMessage:
 
 
 def has_teammate_message(text: str) -> bool:
-    return "<teammate-message" in text
+    """A line of teammate messages starts with one (after at most a short lead-in sentence)."""
+    return "<teammate-message" in text[:300]
 
 
 def teammate_messages(text: str) -> list[TeammateMessage]:
