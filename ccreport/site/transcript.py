@@ -264,7 +264,7 @@ def _forked_fold(parts: list[str]) -> str:
 
 def _note_team(pages: _Pages, m) -> None:
     """What the message says of the transcript's team: its teamName, a teammate's colour, the calls."""
-    if m.entry is None or (m.kind not in ("user", "assistant")):
+    if m.entry is None or m.forked or (m.kind not in ("user", "assistant")):
         return
     facts = TeamFacts(pages.state.team)
     if isinstance(m.entry.get("teamName"), str):
