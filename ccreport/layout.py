@@ -20,6 +20,8 @@ LATEST = "latest.html"
 INDEX = "index.html"
 PAGE_PREFIX, PAGE_SUFFIX = "page-", ".html"
 AGENT_PREFIX = "agent-"
+WORKFLOW_PREFIX = "workflow-"  # a Workflow run's folder in its session folder: workflow-wf_<id>/index.html
+FORK_POINT = "fork-point.html"  # in a forked transcript's folder: a redirect to the parent at the fork
 
 
 def url_name(name: str) -> str:
@@ -74,6 +76,15 @@ def page_in_session(transcript_id: str, no: int) -> str:
     """A page's path from its session folder ("page-0003.html", "agent-a1/page-0001.html")."""
     slug = transcript_slug(transcript_id)
     return (f"{slug}/" if slug else "") + page_name(no)
+
+
+def run_dir(project: str, session_id: str, run_id: str) -> str:
+    """A Workflow run's folder (its page is INDEX in it)."""
+    return session_dir(project, session_id) + f"/{WORKFLOW_PREFIX}{run_id}"
+
+
+def run_url(project: str, session_id: str, run_id: str) -> str:
+    return session_url(project, session_id) + f"/{url_name(WORKFLOW_PREFIX + run_id)}"
 
 
 def tool_results_dir(project: str, session_id: str) -> str:

@@ -22,6 +22,8 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "projects" / "-home-demo-gallery"
 SID = "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21"
 AGENT = "a7c3e9f1b2d4a6c8e"
+RUN = "wf_5d2e8b1c-7a3"
+RUN_AGENT = "a5d2e8b1c7a3f9e04"
 CWD = "/home/demo/gallery"
 NS = uuid.UUID("6f0c2c1e-3d4b-4a5e-9f6a-7b8c9d0e1f2a")
 
@@ -223,6 +225,15 @@ def main_session() -> Session:
         {"content": "Write report.py", "status": "pending", "activeForm": "Writing report.py"}]},
         "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.",
         {"oldTodos": [], "newTodos": []})
+    # Today's Claude Code (FORMAT.md §13): the task board, a Workflow run and a teammate's message.
+    s.call("TaskList", {}, "#1 [in_progress] Read and fix app.py (demo)\n#2 [pending] Write report.py",
+           {"tasks": [{"id": "1", "subject": "Read and fix app.py", "status": "in_progress", "owner": "demo", "blockedBy": []},
+                      {"id": "2", "subject": "Write report.py", "status": "pending", "blockedBy": ["1"]}]})
+    s.call("Workflow", {"workflow": "stock-check", "args": {"week": 11}},
+           f"Workflow stock-check completed (run {RUN}): 2 agents, counts match.", {"runId": RUN, "status": "completed"})
+    s.user('Another Claude session sent a message:\n<teammate-message teammate_id="checker" color="orange" '
+           'summary="Counts verified">\nThe counts in `stock.csv` match the warehouse export for week 11.\n'
+           "</teammate-message>", teamName="stock", origin={"kind": "peer", "from": "checker"})
     lines = APP_PY.rstrip("\n").split("\n")
     s.call("Read", {"file_path": f"{CWD}/app.py"},
            numbered(APP_PY.rstrip("\n")) + "\n\n<system-reminder>\nWhenever you read a file, you should consider whether it "
@@ -444,6 +455,30 @@ def write(path: Path, lines: list[dict]) -> None:
             fh.write(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
+def workflow_run() -> None:
+    """The files of the Workflow call's run (FORMAT.md §13.1): one agent, the journal, summary and script."""
+    wdir, sdir = PROJECT / SID / "subagents" / "workflows" / RUN, PROJECT / SID / "workflows"
+    a = Session(SID, agent=RUN_AGENT)
+    a.user("Compare the counts in stock.csv with the warehouse export for week 11.")
+    a.assistant([{"type": "text", "text": "All 42 counts match the warehouse export."}], model="claude-sonnet-4-6")
+    write(wdir / f"agent-{RUN_AGENT}.jsonl", a.lines)
+    (wdir / f"agent-{RUN_AGENT}.meta.json").write_text(
+        json.dumps({"agentType": "workflow-step", "description": "stock-check step compare"}) + "\n", encoding="utf-8")
+    write(wdir / "journal.jsonl", [
+        {"ts": "2026-03-14T09:03:00.000Z", "type": "run_start", "workflow": "stock-check"},
+        {"ts": "2026-03-14T09:03:01.000Z", "type": "step_start", "step": "compare", "agentId": RUN_AGENT},
+        {"ts": "2026-03-14T09:03:30.000Z", "type": "step_end", "step": "compare", "agentId": RUN_AGENT,
+         "status": "completed", "message": "42 of 42 counts match"},
+        {"ts": "2026-03-14T09:03:31.000Z", "type": "run_end", "status": "completed"}])
+    (sdir / "scripts").mkdir(parents=True, exist_ok=True)
+    (sdir / f"{RUN}.json").write_text(json.dumps({"runId": RUN, "workflowName": "stock-check", "status": "completed",
+                                                   "durationMs": 31000}, indent=2) + "\n", encoding="utf-8")
+    (sdir / "scripts" / f"stock-check-{RUN}.js").write_text(
+        "export default async function run({ agent, args }) {\n"
+        "  return agent('compare', `Compare stock.csv with the warehouse export for week ${args.week}.`);\n}\n",
+        encoding="utf-8")
+
+
 def main() -> None:
     if PROJECT.exists():
         shutil.rmtree(PROJECT)
@@ -451,6 +486,7 @@ def main() -> None:
     write(PROJECT / SID / "subagents" / f"agent-{AGENT}.jsonl", agent_session().lines)
     (PROJECT / SID / "subagents" / f"agent-{AGENT}.meta.json").write_text(
         json.dumps({"agentType": "code-reviewer", "description": "Review report.py edge cases"}) + "\n", encoding="utf-8")
+    workflow_run()
     tr = PROJECT / SID / "tool-results"
     tr.mkdir(parents=True, exist_ok=True)
     (tr / "toolu_dump01.txt").write_text("\n".join(f"row {i:05d}: figs,{i % 17}" for i in range(400)) + "\n", encoding="utf-8")

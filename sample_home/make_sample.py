@@ -41,7 +41,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
 # Folders this script owns (and rewrites from scratch); anything else under projects/ is left alone.
-OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles")
+OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles", "-home-dana-atlas")
 NS = uuid.UUID("6f1c2a4e-5b7d-4c3e-9a8f-0d1e2f3a4b5c")
 
 
@@ -516,6 +516,9 @@ def main(argv: list[str]) -> int:
     project_alice()
     project_bob()
     project_chika()
+    import make_modern  # (beside this script) the Claude Code 2.1.27x project, teams/ and tasks/ included
+
+    make_modern.write(PROJECTS)
     total = sum(p.stat().st_size for name in OWNED for p in (PROJECTS / name).rglob("*") if p.is_file())
     print(f"sample_home: {sum(1 for n in OWNED for p in (PROJECTS / n).rglob('*') if p.is_file())} files, {total:,} bytes under {PROJECTS}")
     return 0

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from ccreport.site.build import Options, build  # noqa: E402
 
 SID = "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21"
-OPEN = ("Edit", "Read", "Bash", "TodoWrite", "Grep")  # first call of each is opened for the picture
+OPEN = ("Edit", "Read", "Bash", "TodoWrite", "TaskList", "Grep")  # first call of each is opened for the picture
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 

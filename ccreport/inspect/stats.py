@@ -39,6 +39,8 @@ def render_text(data: dict) -> str:
     out += _table("Day (UTC)", list(h["by_day"].items()), width=12)
     notes = [f"{h.get('replayed_lines', 0)} replayed lines of compaction / side-question runs not counted.",
              "Cost at API list prices (ccreport/prices.py); a subscription is not billed per token."]
+    if h.get("forked_lines"):
+        notes.append(f"{h['forked_lines']} response lines copied into forked sessions not counted (their parents count them).")
     if h.get("unpriced_models"):
         notes.append("No price known for " + ", ".join(h["unpriced_models"]) + ": tokens only.")
     return "\n".join(out + notes) + "\n"

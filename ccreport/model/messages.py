@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ccreport.source.jsonl import Entry
+from ccreport.model.forks import copied, fork_ref
+from ccreport.model.teams import has_teammate_message, teammate_messages
 from ccreport.model.text import to_text
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -62,6 +64,7 @@ class ToolCall:
     line: int
     result: ToolResult | None = None
     sidechain_line: int | None = None  # inline sub-agent run started at this line
+    reply_line: int | None = None  # SendMessage: the teammate's reply, when it came on the same page
 
 
 @dataclass
@@ -78,6 +81,9 @@ class Message:
     sidechain: bool = False
     # kind == "result": the late/orphan result, and where its call was
     late_call: dict | None = None
+    forked: bool = False  # a line copied from the parent of a forked transcript (model.forks)
+    # a teammate's message answering a SendMessage: {"id", "line", "page"} of that call
+    reply_to: dict | None = None
     # kind == "malformed"
     raw: str | None = None
     error: str | None = None
@@ -134,6 +140,8 @@ class Builder:
         self.page_no = 1
         self._last_meta: Message | None = None  # the page's last message while it is a meta note (_emit clears it)
         self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
+        self.sent: dict[str, ToolCall] = {}  # SendMessage calls on the open page, by recipient
+        self._copying = False  # the line being fed was copied from a fork's parent
 
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
@@ -146,6 +154,7 @@ class Builder:
         self.open_calls = {}
         self.by_msg_id = {}
         self.task_prompts = {}
+        self.sent = {}
         self._last_meta = None
         self.page_no += 1
         return msgs
@@ -154,6 +163,7 @@ class Builder:
         c = self.carry
         if e.obj is None:
             c["counts"]["(malformed)"] = c["counts"].get("(malformed)", 0) + 1
+            self._copying = False
             self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
             return
         obj = e.obj
@@ -161,7 +171,12 @@ class Builder:
         key = etype if isinstance(etype, str) else "(no type)"
         c["counts"][key] = c["counts"].get(key, 0) + 1
         self._note_envelope(obj)
-        if etype == "assistant":
+        if etype == "fork-context-ref":
+            c["fork"] = fork_ref(obj)
+        self._copying = copied(c.get("fork"), obj)
+        if etype == "fork-context-ref":
+            self._emit(Message("fork", e.line, obj, lines=[e.line], timestamp=_ts(obj)))
+        elif etype == "assistant":
             self._assistant(e, obj)
         elif etype == "user":
             self._user(e, obj)
@@ -196,6 +211,7 @@ class Builder:
 
     def _emit(self, m: Message) -> None:
         self._last_meta = None
+        m.forked = self._copying
         self.carry["messages"] += 1
         self.out.append(m)
 
@@ -253,6 +269,8 @@ class Builder:
             call = ToolCall(cid, name, b.get("input"), line)
             self.open_calls[cid] = call
             m.blocks.append(("tool_use", call))
+            if name == "SendMessage" and isinstance(call.input, dict):
+                self._note_sent(call)
             if name in ("Task", "Agent") and isinstance(call.input, dict):
                 prompt = call.input.get("prompt")
                 if isinstance(prompt, str):
@@ -286,6 +304,8 @@ class Builder:
                 return  # only tool results: each went to its call
         elif content is not None or not isinstance(msg, dict):
             m.blocks.append(("unknown", msg if msg is not None else obj))
+        if isinstance(content, (str, list)):
+            self._note_reply(m)
         # Inline sub-agent run (≤ 2.0.2): its first line repeats the Task prompt; link both ways.
         if obj.get("isSidechain") and obj.get("parentUuid") is None and isinstance(content, str):
             call = self.task_prompts.pop(content[:500], None)
@@ -293,6 +313,30 @@ class Builder:
                 call.sidechain_line = e.line
                 m.late_call = {"id": call.id, "name": call.name, "line": call.line, "page": None, "sidechain": True}
         self._emit(m)
+
+    def _note_sent(self, call: ToolCall) -> None:
+        """A SendMessage: its recipient's next message is the reply (on a later page: by the carry)."""
+        to = call.input.get("to") or call.input.get("recipient")
+        if isinstance(to, str) and to:
+            sent = self.carry.setdefault("sent", {})
+            sent.pop(to, None)
+            sent[to] = [call.id, call.line, self.page_no]
+            while len(sent) > LATE_CALLS_KEEP:
+                sent.pop(next(iter(sent)))
+            self.sent[to] = call
+
+    def _note_reply(self, m: Message) -> None:
+        """A teammate's message after a SendMessage to that teammate: linked both ways."""
+        for _, text in (b for b in m.blocks if b[0] == "text"):
+            if not isinstance(text, str) or not has_teammate_message(text):
+                continue
+            for tm in teammate_messages(text):
+                info = self.carry.get("sent", {}).pop(tm.sender, None)
+                if info is not None and m.reply_to is None:
+                    m.reply_to = {"id": info[0], "line": info[1], "page": info[2], "to": tm.sender}
+                call = self.sent.pop(tm.sender, None)
+                if call is not None:
+                    call.reply_line = m.line
 
     def _result(self, e: Entry, obj: dict, b: dict) -> None:
         cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""

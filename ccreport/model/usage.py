@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ccreport.source.jsonl import read_entries
+from ccreport.model.forks import copied, fork_ref
 from ccreport.model.messages import USAGE_KEYS
 from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 
@@ -65,7 +66,12 @@ class TranscriptUsage:
         self.total = [0] * NSUM
         self.by_model: dict[str, list] = {}
         self.by_day: dict[str, list] = {}
+        # A forked transcript's copied prefix (model.forks): its responses are the parent's, counted there.
+        self.fork: dict | None = None
+        self.forked_lines = 0
         if isinstance(data, dict):
+            self.fork = data.get("fork") if isinstance(data.get("fork"), dict) else None
+            self.forked_lines = data.get("forked_lines") or 0
             for r in data.get("rows") or []:
                 self.groups[_key(r[0], r[1], r[6])] = r
             sums = data.get("sums") or {}
@@ -78,8 +84,11 @@ class TranscriptUsage:
         return dict(zip(USAGE_KEYS, self.total))
 
     def to_json(self) -> dict:
-        return {"rows": list(self.groups.values()),
-                "sums": {"total": self.total, "by_model": self.by_model, "by_day": self.by_day}}
+        out = {"rows": list(self.groups.values()),
+               "sums": {"total": self.total, "by_model": self.by_model, "by_day": self.by_day}}
+        if self.fork is not None:
+            out.update(fork=self.fork, forked_lines=self.forked_lines)
+        return out
 
     def _add(self, row: list, sign: int) -> None:
         vec = _vec(row[2], row[3])
@@ -88,7 +97,11 @@ class TranscriptUsage:
         _acc(self.by_day.setdefault(row[4], [0] * NSUM), vec, sign)
 
     def feed(self, obj: dict | None, line: int) -> None:
-        if not isinstance(obj, dict) or obj.get("type") != "assistant":
+        if not isinstance(obj, dict):
+            return
+        if self._forked(obj, line):
+            return
+        if obj.get("type") != "assistant":
             return
         msg = obj.get("message")
         if not isinstance(msg, dict):
@@ -115,6 +128,24 @@ class TranscriptUsage:
             self._add(g, -1)
             g[2] = [usage.get(k, 0) for k in FIELDS]
             self._add(g, 1)
+
+    def _forked(self, obj: dict, line: int) -> bool:
+        """Whether the line is one a fork copied from its parent (not counted). The copied lines
+        run from the fork-context-ref line ("at") to the last one copied ("last"): a resumed read
+        that feeds some of them again finds them in that range."""
+        f = self.fork
+        if obj.get("type") == "fork-context-ref" and (f is None or line > f.get("last", f.get("at", 0))):
+            ref = fork_ref(obj)
+            self.fork = f = dict(ref, at=line, last=line) if ref else None
+        if f is None or line <= f["at"]:
+            return False
+        if line <= f["last"]:
+            return True
+        if copied(f, obj):
+            f["last"] = line
+            self.forked_lines += obj.get("type") == "assistant"
+            return True
+        return False
 
     def tap(self, entries: Iterable):
         """Pass ``entries`` through (to the renderer), feeding each one on the way."""
@@ -162,6 +193,7 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
     return {"total": _rec(total), "by_model": {m: _rec(v) for m, v in by_model.items()},
             "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
             "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,
+            "forked_lines": sum(led.forked_lines for _, _, led in ledgers),
             "unpriced_models": sorted(m for m in by_model if price_of(m) is None)}
 
 
@@ -169,7 +201,7 @@ def merge_reports(reports: Iterable[dict]) -> dict:
     """Sum session reports into a project (or home) report (by_transcript is dropped)."""
     total, by_model, by_day = _rec([0] * NSUM), {}, {}
     unpriced: set[str] = set()
-    replayed = 0
+    replayed = forked = 0
     for r in reports:
         add_into(total, r["total"])
         for m, rec in r["by_model"].items():
@@ -178,8 +210,9 @@ def merge_reports(reports: Iterable[dict]) -> dict:
             add_into(by_day.setdefault(d, _rec([0] * NSUM)), rec)
         unpriced.update(r.get("unpriced_models") or [])
         replayed += r.get("replayed_lines", 0)
+        forked += r.get("forked_lines", 0)
     return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
-            "replayed_lines": replayed, "unpriced_models": sorted(unpriced)}
+            "replayed_lines": replayed, "forked_lines": forked, "unpriced_models": sorted(unpriced)}
 
 
 def session_report(session) -> dict:

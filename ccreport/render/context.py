@@ -56,6 +56,9 @@ class RenderContext:
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
     # set by the build, which copies a file the first time a <persisted-output> names it.
     copy_tool_result: object = None
+    # Workflow run id → {"url": site-relative URL of the run's page, "status", "steps", "agents"}
+    workflow_runs: dict = field(default_factory=dict)
+    fork_point: str | None = None  # a forked transcript: the URL (from the page) of the parent at the fork
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative

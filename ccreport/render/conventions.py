@@ -9,6 +9,7 @@ import re
 from ccreport.model.text import json_text, to_text
 from ccreport.render.blocks import fmt_time, json_block, kv_table
 from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
+from ccreport.render.teammates import teammate_text
 
 
 def tag_text(name: str, text: str) -> str | None:
@@ -53,7 +54,7 @@ def user_text(text: str, entry: dict) -> tuple[str, str | None, str | None]:
         return (_folded("Summary of the earlier conversation (compaction)", f'<div class="md">{markdown(text)}</div>',
                         "compact-summary"), "user compact", "Compaction summary")
     s = text.strip()
-    shown = _tagged_text(s, text) or _injected_text(s, text, entry)
+    shown = teammate_text(text) or _tagged_text(s, text) or _injected_text(s, text, entry)
     if shown is not None:
         return shown
     rest, reminders = _reminders(text, source=False)

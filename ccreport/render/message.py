@@ -7,7 +7,7 @@ from datetime import datetime
 
 from ccreport.layout import page_name
 from ccreport.model.messages import Message, ToolResult
-from ccreport.render import conventions, tools
+from ccreport.render import conventions, runs, teammates, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
 from ccreport.render.markup import esc, human_size, markdown, pre
@@ -57,6 +57,8 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     if m.late_call and m.late_call.get("sidechain"):
         parts.insert(0, f'<p class="note">Sub-agent run started by the {esc(m.late_call["name"])} call '
                         f'<a href="#L{m.late_call["line"]}">on line {m.late_call["line"]}</a>.</p>')
+    if m.reply_to:
+        parts.insert(0, teammates.reply_note(m.reply_to, ctx))
     return (f'<article class="msg {kind_cls}{" side" if m.sidechain else ""}" id="L{m.line}">'
             f'{_header(esc(label), m)}<div class="body">{"".join(parts)}</div></article>')
 
@@ -72,7 +74,8 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
             parts.append('<details class="thinking"><summary>Thinking (redacted by the API)</summary>'
                          f"{json_block(payload)}</details>")
         elif btype == "tool_use":
-            parts.append(tools.render_call(payload, ctx))
+            # (a Workflow call's run and a SendMessage's reply are linked under the call)
+            parts.append(tools.render_call(payload, ctx) + runs.run_card(payload, ctx) + teammates.reply_link(payload, ctx))
         else:
             parts.append(unknown_block(payload))
     err = m.entry.get("isApiErrorMessage") or m.entry.get("error")
@@ -140,6 +143,22 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
             f'{esc(label)}</summary>{"".join(rows)}</details></div>')
 
 
+def _render_fork(m: Message, ctx: RenderContext) -> str:
+    """A fork-context-ref line: where this transcript was forked from (the copied lines follow, folded)."""
+    e = m.entry or {}
+    parent = str(e.get("parentSessionId") or "?")
+    at = str(e.get("parentLastUuid") or "")
+    where = f' at its message <code>{esc(at[:8])}</code>' if at else ""
+    link = (f'<a href="{esc(ctx.fork_point)}">session {esc(parent[:8])}</a>' if ctx.fork_point
+            else f"session <code>{esc(parent)}</code> (not in this home)")
+    n = e.get("contextLength")
+    size = f" ({int(n):,} messages of context)" if isinstance(n, int) and not isinstance(n, bool) else ""
+    return (f'<article class="msg fork" id="L{m.line}">{_header("Fork", m)}<div class="body">'
+            f'<p class="note">Forked from {link}{where}{size}. The lines copied from it come first, folded; '
+            f"their usage is counted in the parent.</p>"
+            f'<details class="raw"><summary>fork-context-ref</summary>{json_block(e)}</details></div></article>')
+
+
 def _render_malformed(m: Message, ctx: RenderContext) -> str:
     raw = m.raw or ""
     more = f" (line is {human_size(m.size)}; first {human_size(len(raw))} shown)" if m.size > len(raw.encode()) + 2 else ""
@@ -155,7 +174,7 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
-_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta,
+_RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta, "fork": _render_fork,
               "system": lambda m, ctx: conventions.system_note(m),
               "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 

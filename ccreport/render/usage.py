@@ -71,4 +71,5 @@ def view(report: dict | None, label: str = "Activity per day") -> dict | None:
     return {"total": fmt_tokens(t), "has_usage": t.get("responses", 0) > 0,
             "models": [dict(fmt_tokens(r), name=m) for m, r in models],
             "unpriced": report.get("unpriced_models") or [], "replayed": report.get("replayed_lines", 0),
+            "forked": report.get("forked_lines", 0),
             "days": len(report.get("by_day") or {}), "chart": day_chart(report.get("by_day") or {}, label)}

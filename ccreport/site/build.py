@@ -16,6 +16,7 @@ from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_folder, 
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
+from ccreport.site.forks import write_fork_points
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
@@ -78,6 +79,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     _run_jobs(run, jobs, progress)
     run.res.stamps["sessions"] = time.time()
     _prune_vanished(run)
+    write_fork_points(catalog, run.state.sessions, run.writer)
     _write_indexes(run, jobs)
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources)

@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
+from ccreport.model.agents import agent_tree
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
@@ -21,6 +22,7 @@ from ccreport.source.home import Session
 GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
     "main": "Main session",
     "agent": "Sub-agents",
+    "workflow": "Agents of workflow runs",
     "compaction": "Compaction runs",
     "side_question": "Side questions",
     "prompt_suggestion": "Prompt suggestions",
@@ -63,13 +65,27 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
     }
 
 
+def _tree(s: Session, states: list[TranscriptState]) -> list[dict]:
+    """The session's sub-agents as a tree (nested agents under the agent that started them)."""
+    agents = [t for t in s.agents if t.kind == "agent" and not t.workflow_run]
+    if not any(t.parent_agent_id for t in agents):
+        return []
+    paged = {ts.summary.id for ts in states if ts.pages}
+    return [{"depth": min(depth, 8), "name": f"{t.agent_type or t.label} {t.id}", "description": t.description,
+             "url": f"{url_name(transcript_slug(t.id))}/{page_name(1)}" if t.id in paged else None}
+            for depth, t in agent_tree(agents)]
+
+
 def write_session_overview(s: Session, info: SessionInfo, states: list[TranscriptState], writer: Writer,
-                           project_title: str) -> None:
+                           project_title: str, extras: dict | None = None) -> None:
+    """``extras``: the workflow runs (site.workflows) and the team (site.teampage) the page lists."""
     rel = session_dir(s.project.dir_name, s.id)
     root = depth_root(rel)
     groups = []
+    in_run = {t.id for t in s.agents if t.workflow_run}
     for kind, label in GROUP_LABELS.items():
-        rows = [_row(ts, info) for ts in states if ts.summary.kind == kind]
+        rows = [_row(ts, info) for ts in states
+                if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind]
         if rows:
             groups.append({"label": label, "rows": rows})
     counts: Counter = Counter()
@@ -82,5 +98,6 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
               {"label": s.id[:8], "url": None}]
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
-        usage=usage_view(info.usage_report, "This session: activity per day"))
+        usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
+        runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)

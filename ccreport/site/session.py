@@ -11,7 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
+from ccreport.layout import FORK_POINT, INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search
@@ -19,8 +19,10 @@ from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
 from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
+from ccreport.site.teampage import team_view
 from ccreport.site.toolresults import copier
 from ccreport.site.transcript import SessionRun, render_transcript
+from ccreport.site.workflows import prune_runs, run_cards, write_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
 
@@ -77,6 +79,7 @@ def _new_run(job: SessionJob) -> SessionRun:
     s, old = job.session, job.old
     pdir = s.project.dir_name
     writer = Writer(job.out)
+    runs, cards = run_cards(s)
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
@@ -84,7 +87,8 @@ def _new_run(job: SessionJob) -> SessionRun:
         render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
-        kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None)
+        kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None,
+        workflow_runs=cards, run_files=runs)
 
 
 def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: TranscriptState | None,
@@ -134,12 +138,25 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
+    extras = _extras(run, job, new_ts, deleted)
     if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
-        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title)
+        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
+
+
+def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> dict:
+    """The workflow run pages (written here, their rows listed), the team and the fork of the overview."""
+    s = job.session
+    rows = write_runs(s, run.run_files, run.writer, job.project_title, run.agent_calls)
+    prune_runs(job.out, s, {r["id"] for r in rows}, deleted)
+    main = new_ts.get("main")
+    fork = main.summary.fork if main is not None else None
+    if fork:
+        fork = dict(fork, url=FORK_POINT if fork.get("parent") in s.project.sessions else None)
+    return {"runs": rows, "team": team_view(s, [ts.team for ts in new_ts.values() if ts.team]), "fork": fork}
 
 
 def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: SessionState | None) -> dict:

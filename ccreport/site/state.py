@@ -66,6 +66,7 @@ class TranscriptSummary(Figures):
     lines: int = 0  # complete lines read, plus the unfinished last one
     error: str | None = None  # the file could not be read
     counts: dict = field(default_factory=dict)  # entry type → lines
+    fork: dict | None = None  # a forked transcript: {"parent": session id, "until": uuid, "line", "page"}
 
 
 @dataclass
@@ -88,6 +89,7 @@ class TranscriptState:
     parent_url: str | None = None  # the back-link rendered on an agent's pages
     meta: list | None = None  # [agent_type, description] from its meta.json
     dir_mtime_ns: int | None = None  # its output folder's mtime after the build (site/plan.py)
+    team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
 
     @property
     def last_page(self) -> int:

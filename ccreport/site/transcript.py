@@ -11,15 +11,19 @@ from typing import Callable
 import orjson
 from markupsafe import Markup
 
-from ccreport.layout import LATEST, depth_root, page_in_session, page_name, project_url, session_url, transcript_dir
+from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, page_name
+from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
 from ccreport.model.usage import TranscriptUsage
+from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env
+from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
 from ccreport.site import search
+from ccreport.site.agentpages import back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
@@ -43,6 +47,8 @@ class SessionRun:
     kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
     kept_docs: dict | None = None  # transcript id → {page no: search documents} read back from the tail
     search: search.SessionSearch | None = None  # the session's search scripts
+    workflow_runs: dict = field(default_factory=dict)  # run id → its card (render.context.RenderContext)
+    run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
 
 
 @dataclass
@@ -83,6 +89,7 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
+    state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     return state, docs, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -145,6 +152,8 @@ def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> 
     summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
     summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]
+    fork = c.get("fork")
+    summary.fork = {"parent": fork["parent"], "until": fork.get("until")} if isinstance(fork, dict) else None
 
 
 def _note_calls(pages: _Pages, page: Page, m) -> None:
@@ -156,12 +165,20 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
         aid = r.extra.get("agentId") if r is not None and isinstance(r.extra, dict) else None
         if isinstance(aid, str) and aid not in refs:
             refs[aid] = [no, aid in pages.run.agent_urls]
+        slug = transcript_slug(pages.t.id)
+        where = (f"{slug}/" if slug else "") + f"{page_name(no)}#L{call.line}"
+        rid = run_id_of(call) if call.name == "Workflow" else None
         if pages.t.kind != "main":
+            # A nested agent links back to the call in its parent agent (main-session calls come first).
+            if call.name in ("Task", "Agent") and isinstance(aid, str):
+                calls.setdefault(aid, where)
+                calls.setdefault(call.id, where)
             continue
-        if isinstance(aid, str):
-            calls.setdefault(aid, f"{page_name(no)}#L{call.line}")
-            pages.keys.add(aid)
-        calls.setdefault(call.id, f"{page_name(no)}#L{call.line}")
+        for key in (aid, rid):
+            if isinstance(key, str):
+                calls.setdefault(key, where)
+                pages.keys.add(key)
+        calls.setdefault(call.id, where)
         if call.name in ("Task", "Agent"):  # a call that starts a sub-agent: its key is kept for back-links
             pages.keys.add(call.id)
 
@@ -170,10 +187,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
     s, t, title = pages.run.session, pages.t, pages.run.project_title
     root = depth_root(pages.rel)
     heading = f"{title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
-    crumbs = [{"label": title, "url": f"{root}{project_url(s.project.dir_name)}/index.html"},
-              {"label": s.id[:8], "url": f"{root}{session_url(s.project.dir_name, s.id)}/index.html"}]
-    if t.kind != "main":
-        crumbs.append({"label": f"{t.label} {t.id}", "url": None})
+    crumbs = transcript_crumbs(s, t, root, title)
     return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
@@ -184,7 +198,8 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
                 first_url=page_name(1), latest_url=LATEST,
                 window_before=[(n, page_name(n)) for n in range(max(2, page.no - 3), page.no)],
                 overview_url=("../" if t.id != "main" else "") + "index.html",
-                parent_link=pages.parent_url, pending=pending)
+                parent_link=pages.parent_url, parent_label=back_link_label(s, t), run_link=run_link(s, t, root),
+                pending=pending)
 
 
 def write_page(pages: _Pages, page: Page, pending: int) -> str:
@@ -194,7 +209,8 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     run = pages.run
     lines = {no for m in page.messages for no in m.lines}
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
-                        copy_tool_result=run.copy_tool_result)
+                        copy_tool_result=run.copy_tool_result, workflow_runs=run.workflow_runs,
+                        fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None)
     parts = []
     if pages.renders is not None:
         pages.renders.begin_page()
@@ -202,7 +218,8 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
         with colours_in_browser():
             parts.append(pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx))
         _note_calls(pages, page, m)
-    body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
+        _note_team(pages, m)
+    body = _fold_forked(page.messages, parts) if parts else '<p class="dim">This transcript is empty.</p>'
     args = _page_template_args(pages, page, lines, pending, body)
     html = env().get_template("page.html").render(**args)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
@@ -211,6 +228,56 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
         _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
+
+
+def _fork_parent_known(s: Session, page: Page) -> bool:
+    """Whether the page's fork note can link to the parent (site.forks writes the redirect then)."""
+    for m in page.messages:
+        if m.kind == "fork":
+            parent = (m.entry or {}).get("parentSessionId")
+            return isinstance(parent, str) and (parent in s.project.sessions)
+    return False
+
+
+def _fold_forked(messages: list, parts: list[str]) -> str:
+    """The page's messages, each run of lines copied from a fork's parent in one fold."""
+    out: list[str] = []
+    run: list[str] = []
+    for m, html in zip(messages, parts):
+        if m.forked:
+            run.append(html)
+            continue
+        if run:
+            out.append(_forked_fold(run))
+            run = []
+        out.append(html)
+    if run:
+        out.append(_forked_fold(run))
+    return "\n".join(out)
+
+
+def _forked_fold(parts: list[str]) -> str:
+    n = len(parts)
+    return (f'<details class="forked"><summary>{n} message{"s" if n != 1 else ""} copied from the parent session '
+            f"(before the fork)</summary>\n" + "\n".join(parts) + "\n</details>")
+
+
+def _note_team(pages: _Pages, m) -> None:
+    """What the message says of the transcript's team: its teamName, a teammate's colour, the calls."""
+    if m.entry is None or m.forked or (m.kind not in ("user", "assistant")):
+        return
+    facts = TeamFacts(pages.state.team)
+    if isinstance(m.entry.get("teamName"), str):
+        facts.entry(m.entry)
+    for btype, payload in m.blocks:
+        if btype == "text" and isinstance(payload, str) and has_teammate_message(payload):
+            for tm in teammate_messages(payload):
+                facts.message(tm)
+        elif btype == "tool_use":
+            r = payload.result
+            facts.call(payload.name, payload.input, r.extra if r is not None else None)
+    if facts.data != {"teams": [], "members": {}, "tasks": {}}:
+        pages.state.team = facts.data
 
 
 def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: dict) -> None:

@@ -76,6 +76,9 @@ class Transcript:
     description: str | None = None
     tool_use_id: str | None = None
     layout: str = "main"  # main | subagents | root
+    parent_agent_id: str | None = None  # meta.json parentAgentId: a nested agent (2.1.172+) names its parent
+    spawn_depth: int | None = None  # meta.json spawnDepth (1: started by the main session)
+    workflow_run: str | None = None  # "wf_<id>" when the file sits under subagents/workflows/wf_<id>/
 
     @property
     def label(self) -> str:
@@ -133,9 +136,12 @@ def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
     except (OSError, orjson.JSONDecodeError):
         return
     if isinstance(data, dict):
-        for key, attr in (("agentType", "agent_type"), ("description", "description"), ("toolUseId", "tool_use_id")):
+        for key, attr in (("agentType", "agent_type"), ("description", "description"), ("toolUseId", "tool_use_id"),
+                          ("parentAgentId", "parent_agent_id")):
             if isinstance(data.get(key), str):
                 setattr(t, attr, data[key])
+        if isinstance(data.get("spawnDepth"), int) and not isinstance(data["spawnDepth"], bool):
+            t.spawn_depth = data["spawnDepth"]
 
 
 def peek_field(path: Path, key: str, limit: int = 256 * 1024) -> str | None:
@@ -267,7 +273,9 @@ def _scan_project(project: Project, inside: _Inside) -> None:
             sid = f"agent-{aid}"
         project.session(sid).agents.append(t)
     for s in project.sessions.values():
-        s.agents.sort(key=lambda t: (t.kind != "agent", t.mtime_ns, t.id))
+        # Parents before the agents they started (spawnDepth): a nested agent's back-link is the
+        # parent's call, noted as the parent renders.
+        s.agents.sort(key=lambda t: (t.kind != "agent", t.spawn_depth or 1, t.mtime_ns, t.id))
     # Sessions whose folder held only tool-results and no transcript are not sessions.
     project.sessions = {sid: s for sid, s in project.sessions.items() if s.transcripts}
 
@@ -283,6 +291,8 @@ def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
         for f in sorted(sub.rglob("agent-*.jsonl")):
             aid = f.name[len("agent-") : -len(".jsonl")]
             t = Transcript(aid, agent_kind(aid), f, layout="subagents")
+            if f.parent.parent.name == "workflows" and f.parent.name.startswith("wf_"):
+                t.workflow_run = f.parent.name  # one agent of a Workflow run (FORMAT.md §13.1)
             _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, inside.root)
             if inside.add(t):
                 project.session(sdir.name).agents.append(t)

@@ -94,7 +94,8 @@ def test_every_details_kind_opens_and_closes(sample_site, browser):
     names = set()
     for f in GALLERY.rglob("*.jsonl"):
         for line in f.read_text(encoding="utf-8").splitlines():
-            for b in (json.loads(line).get("message") or {}).get("content") or []:
+            msg = json.loads(line).get("message")  # (a workflow journal's "message" is a string)
+            for b in (msg.get("content") or [] if isinstance(msg, dict) else []):
                 if isinstance(b, dict) and b.get("type") == "tool_use":
                     names.add("tool:" + b["name"])
     assert tools == names

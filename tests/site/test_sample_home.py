@@ -11,16 +11,18 @@ from pathlib import Path
 
 from util import SAMPLE_HOME
 
-OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles")
+OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles", "-home-dana-atlas")
 
 
 def _files(root: Path) -> dict[str, bytes]:
+    folders = [root / "projects" / name for name in OWNED] + [root / "teams", root / "tasks"]
     return {p.relative_to(root).as_posix(): p.read_bytes()
-            for name in OWNED for p in sorted((root / "projects" / name).rglob("*")) if p.is_file()}
+            for folder in folders for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_committed_files_are_what_the_generator_writes(tmp_path):
-    shutil.copy(SAMPLE_HOME / "make_sample.py", tmp_path / "make_sample.py")
+    for script in SAMPLE_HOME.glob("make_*.py"):  # make_sample.py calls the others
+        shutil.copy(script, tmp_path / script.name)
     subprocess.run([sys.executable, str(tmp_path / "make_sample.py")], check=True, capture_output=True)
     fresh, committed = _files(tmp_path), _files(SAMPLE_HOME)
     assert sorted(fresh) == sorted(committed)
