@@ -15,9 +15,8 @@ from ccreport.share.redact import Redactor
 from ccreport.source.locate import find_session
 
 
-def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
-               stdout=None) -> list[str]:
-    session = find_session(home, spec, cwd=cwd)
+def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdout=None) -> list[str]:
+    session = find_session(home, spec)
     redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link":
