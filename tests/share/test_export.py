@@ -172,9 +172,12 @@ def test_stdout_parts_are_separated_by_a_marker(tmp_path):
     assert res.exit_code == 0
     parts = res.stdout.split("\n" + PART_MARKER + "\n\n")
     assert len(parts) > 2
+    n = len(parts)
     for i, p in enumerate(parts, 1):
         assert len(p) <= 5000 and md_problems(p) == []
-        assert f"part {i} -->" in p
+        assert f"part {i} of {n} -->" in p
+        assert (f"*Part {i} of {n}, continued from part {i - 1}.*" in p) == (i > 1)
+        assert (f"*Continued in part {i + 1} of {n}.*" in p) == (i < n)
     assert f"{len(parts)} Markdown parts" in res.stderr
 
 
@@ -188,7 +191,8 @@ _text = st.lists(st.sampled_from(list("ab <>/`~\n\r#*-é🙂&!\t") + ["</details
        limit=st.integers(min_value=700, max_value=3000))
 def test_packer_keeps_any_content_balanced_and_within_limit(texts, limit):
     parts = []
-    p = Packer(limit, lambda no, text, last=False: parts.append(p.header(no) + text), SID)
+    # The longest part lines there can be (the number of parts is known only at the end).
+    p = Packer(limit, lambda no, text, last=False: parts.append(p.header(999, 999) + text + p.footer(998, 999)), SID)
     for text, folded, as_code in texts:
         item = Code(text * 5) if as_code else Prose(text * 5, quoted=not folded)
         p.add(Block([Raw("**x:**\n\n"), item], "summary <b> & " + text[:30] if folded else None))
