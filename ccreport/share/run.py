@@ -20,7 +20,7 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdo
     session = find_session(home, spec)
     redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
-    if to_stdout and opts.agents == "link":
+    if to_stdout and opts.agents == "link" and not opts.summary:  # a summary has no agent files
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
     if opts.summary:
         files = export_summary(session, None if to_stdout else Path(out), opts, redactor, stdout=stdout or sys.stdout)

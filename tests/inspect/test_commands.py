@@ -50,6 +50,12 @@ def test_list_counts_messages_as_the_site_does(which, sample_site, request):
     home = SAMPLE_HOME if which == "sample" else request.getfixturevalue("corpus_home")
     rows = {r.id: r.messages for r in list_rows(home)}
     assert rows == _site_counts(site)
+    from ccreport.live.api import CatalogCache, handle
+
+    cache = CatalogCache()
+    for sid, n in list(rows.items())[:12]:  # the API's per-transcript counts add up to the same figure
+        status, body = handle(home, f"/api/sessions/{sid}/transcripts", "", 50, cache)
+        assert status == 200 and sum(t["message_count"] or 0 for t in body["transcripts"]) == n, sid
     if which == "corpus":  # issue 16: list said 199 where the site says 54 (the whole session)
         assert rows["7acd37a8-2745-4b58-a8a9-46164b22ad9e"] == 54
 

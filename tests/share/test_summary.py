@@ -40,7 +40,8 @@ def test_summary_text_has_bash_descriptions_and_edit_counts():
     edit = {"file_path": "/p/app.py", "old_string": "a\nb\n", "new_string": "a\nc\nd\n"}
     assert summary_text(_call("Edit", edit)) == "/p/app.py +2 −1"
     patch = [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 3, "lines": ["-x", "+y", "+z", "+w"]}]
-    assert summary_text(_call("Edit", edit, {"structuredPatch": patch})) == "/p/app.py +3 −1"  # the recorded patch wins
+    # the recorded patch wins over the strings
+    assert summary_text(_call("Edit", edit, {"structuredPatch": patch})) == "/p/app.py +3 −1"
     multi = {"file_path": "/p/m.py", "edits": [{"old_string": "1", "new_string": "2"}] * 2}
     assert summary_text(_call("MultiEdit", multi)) == "/p/m.py +2 −2"
     assert summary_text(_call("Write", {"file_path": "/p/new.py", "content": "1\n2\n3"})) == "/p/new.py +3 −0"
@@ -82,7 +83,8 @@ def test_summary_holds_prompts_answers_a_line_per_call_and_files(home):
     md = _summary(home)
     text, problems = github_view(md)
     assert problems == [] and md_problems(md) == []
-    for mark in ("PROMPT-ONE", "PROMPT-TWO", "ANSWER-ONE", "ANSWER-TWO", "2 prompts · 3 tool calls · 2 files changed"):
+    marks = ("PROMPT-ONE", "PROMPT-TWO", "ANSWER-ONE", "ANSWER-TWO", "2 prompts · 3 tool calls · 2 files changed")
+    for mark in marks:
         assert mark in text
     assert "Looking." not in text  # only the final answer of a turn
     assert "Bash: make test — RUN-THE-TESTS" in text and "Edit: /work/app/src/x.py +2 −1" in text
@@ -147,7 +149,8 @@ def _typed_texts(obj) -> list[str]:
             or obj.get("isCompactSummary"):
         return []
     c = obj["message"].get("content")
-    texts = [c] if isinstance(c, str) else [b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text"]
+    blocks = [b for b in c if isinstance(b, dict) and b.get("type") == "text"] if isinstance(c, list) else []
+    texts = [c] if isinstance(c, str) else [b.get("text", "") for b in blocks]
     return [t for t in texts if t.strip() and not injected(obj, t)]
 
 
