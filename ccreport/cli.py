@@ -46,6 +46,31 @@ def _errors(cannot: str | None = None, code: int = 2):
         _fail(f"{cannot}: {exc.strerror or exc}", code)
 
 
+LIST_HINT = "run `ccreport list` to see the sessions"
+
+
+def _no_session(exc) -> None:
+    """An unknown, ambiguous or malformed SESSION: a usage error (exit 2) that says where ids are."""
+    _fail(f"{exc} ({LIST_HINT})")
+
+
+class _SessionCommand(click.Command):
+    """A command that takes SESSION: its usage errors (exit 2) also say where the ids are."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            exc.message += f"\n({LIST_HINT}; SESSION is an id, a unique id prefix or 'latest')"
+            raise
+
+
+def default_site() -> Path:
+    """Where `serve` builds when not told: the user's cache folder, never the current one."""
+    cache = os.environ.get("XDG_CACHE_HOME") or ""
+    return (Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache") / "ccreport" / "site"
+
+
 class _Progress:
     """A progress bar on stderr (a terminal only), shown once the build has taken more than a second.
 
@@ -137,8 +162,9 @@ def main():
 
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
-@click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
-              help="Output folder of the site (built first, then served).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Output folder of the site (built first, then served). Default: $XDG_CACHE_HOME/ccreport/site, "
+                   "else ~/.cache/ccreport/site.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback exposes your transcripts to the network.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -147,8 +173,9 @@ def main():
 @click.option("--open", "open_browser", is_flag=True, help="Open the site in a browser.")
 @_page_size
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes for the first build.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only errors (no request log).")
-def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
+@click.option("--verbose", "-v", is_flag=True, help="Log every request on stderr.")
+def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, verbose):
     """Build the site, then serve it (and the transcript API) over HTTP."""
     from ccreport.site.build import Options, build as run_build
     from ccreport.live.events import Live
@@ -156,6 +183,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
     from ccreport.live.serve import PortError, Running, is_loopback, make_server
 
     home = resolve_home(str(home) if home else None)
+    out = out or default_site()
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     with _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, opts)
@@ -165,7 +193,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
                    "read every transcript, and transcripts may hold secrets (keys, tokens, file contents).", err=True)
     live = Live(out) if watch else None
     try:
-        server = make_server(out, home, host, port, live, page_size=page_size, quiet=quiet)
+        server = make_server(out, home, host, port, live, page_size=page_size, quiet=not verbose)
     except PortError as exc:
         _fail(str(exc))
     if port and server.server_address[1] != port:
@@ -189,28 +217,38 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         running.stop()
 
 
-@cli.command()
+@cli.command(cls=_SessionCommand)
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.argument("session")
 @click.option("-n", "lines", type=click.IntRange(0, None), default=200, show_default=True,
               help="How many of the last lines to show (0 = all).")
 @click.option("--agent", default=None, help="A sub-agent transcript id of the session (default: the main one).")
-@click.option("--json", "as_json", is_flag=True, help="Print seed-003's JSON shape instead of readable turns.")
-def tail(home, session, lines, agent, as_json):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print seed-003's JSON shape instead of readable turns (with -f: then one JSON line per new entry).")
+@click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are appended (Ctrl-C stops).")
+def tail(home, session, lines, agent, as_json, follow):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
     from ccreport.source.locate import LocateError
-    from ccreport.inspect.tail import readable, tail as run_tail
+    from ccreport.inspect.tail import follow_lines, line_start, locate, readable, readable_entry, tail as run_tail
 
     home = resolve_home(str(home) if home else None)
     with _errors("cannot read the transcript", code=1):
         try:
+            # Where following starts is taken before the tail is read: a line written meanwhile shows twice, never not.
+            start = line_start(locate(home, session, agent)[2]) if follow else None
             result = run_tail(home, session, lines, agent)
         except LocateError as exc:
-            _fail(str(exc), 2 if exc.status == 400 else 1)
-    if as_json:
-        click.echo(orjson.dumps(result).decode())
-    else:
-        click.echo(readable(result))
+            _no_session(exc)
+    click.echo(orjson.dumps(result).decode() if as_json else readable(result))
+    if start is None:
+        return
+    offset, unfinished = start
+    try:
+        with _errors("cannot read the transcript", code=1):
+            for line, entry in follow_lines(Path(result["path"]), offset, result["totalLines"] + (not unfinished)):
+                click.echo(orjson.dumps(entry).decode() if as_json else readable_entry(line, entry))
+    except KeyboardInterrupt:
+        pass
 
 
 @cli.command()
@@ -230,11 +268,11 @@ def watch(home, out, page_size, quiet):
     sys.exit(code)
 
 
-@cli.command()
+@cli.command(cls=_SessionCommand)
 @click.argument("session")
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("-o", "--out", "out", default=None,
-              help="Output file ('-' = stdout). Default: <session-id>.html for html, stdout for md.")
+              help="Output file: .html or .md ('-' = stdout). Default: <session-id>.html for html, stdout for md.")
 @click.option("--format", "fmt", type=click.Choice(["html", "md"]), default=None,
               help="html (one self-contained file) or md (GitHub Markdown). Default: from -o's suffix, else html.")
 @click.option("--agents", type=click.Choice(["inline", "link", "none"]), default="inline", show_default=True,
@@ -247,7 +285,9 @@ def watch(home, out, page_size, quiet):
               help="Also redact matches of this regular expression (repeatable).")
 @click.option("--max-chars", type=click.IntRange(2_000, 10_000_000), default=65_000, show_default=True,
               help="md: split into numbered parts of at most this many characters (GitHub takes 65,536).")
-def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars):
+@click.option("--summary", is_flag=True,
+              help="md: one comment-sized summary (prompts, final answers, a line per tool call, files changed).")
+def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary):
     """Export one SESSION (id, unique prefix, 'latest', or path to a .jsonl) to share it."""
     from ccreport.share.export import ExportError, ExportOptions
     from ccreport.share.run import run_export
@@ -258,30 +298,52 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
         pats = compile_patterns(patterns)
     except ValueError as exc:
         _fail(str(exc))
-    if fmt is None:
-        fmt = "md" if out and out != "-" and out.lower().endswith((".md", ".markdown")) else "html"
+    fmt = _export_format(out, fmt, summary)
     opts = ExportOptions(format=fmt, agents=agents, thinking=not no_thinking, tools=not no_tools, redact=redact,
-                         patterns=pats, max_chars=max_chars)
+                         patterns=pats, max_chars=max_chars, summary=summary)
     with _errors("cannot write the export"):
         try:
             messages = run_export(resolve_home(str(home) if home else None), session, out, opts)
-        except (LocateError, ExportError) as exc:
+        except LocateError as exc:
+            _no_session(exc)
+        except ExportError as exc:
             _fail(str(exc))
     for line in messages:
         click.echo(f"ccreport: {line}", err=True)
+
+
+_FORMAT_OF = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+
+
+def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
+    """The format asked for, checked against -o's extension: a name that says .pdf is refused rather
+    than quietly given HTML. A name without an extension takes --format (default html)."""
+    suffix = Path(out).suffix.lower() if out and out != "-" else ""
+    if suffix and suffix not in _FORMAT_OF:
+        _fail(f"-o {out}: cannot write {suffix} files; export writes .html or .md (give --format with '-' for stdout)")
+    want = fmt or _FORMAT_OF.get(suffix) or ("md" if summary else "html")
+    if suffix and _FORMAT_OF[suffix] != want:
+        _fail(f"-o {out} names a {_FORMAT_OF[suffix]} file but the format is {want}")
+    if summary and want != "md":
+        _fail("--summary writes Markdown: use --format md or an -o name ending in .md")
+    return want
 
 
 @cli.command("list")
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--project", default=None, metavar="TEXT", help="Only projects whose folder or cwd contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
-def list_sessions(home, project, as_json):
+@click.option("--all", "-a", "show_empty", is_flag=True, help="Also list empty sessions (no prompt and no answer).")
+def list_sessions(home, project, as_json, show_empty):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     with _errors():
         rows = list_rows(resolve_home(str(home) if home else None), project)
-    click.echo(rows_json(rows) if as_json else format_table(rows))
+    shown = rows if show_empty else [r for r in rows if not r.empty]
+    click.echo(rows_json(shown) if as_json else format_table(shown))
+    if len(shown) < len(rows) and not as_json:
+        click.echo(f"ccreport: {len(rows) - len(shown)} empty sessions not shown (--all lists them)", err=True)
 
 
 @cli.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -115,3 +116,49 @@ def md_problems(text: str) -> list[str]:
     if depth:
         problems.append(f"{depth} <details> left open")
     return problems
+
+
+# --- what GitHub shows (cmark-gfm, the library GitHub renders comments with) ------------------------
+# Tags cmark-gfm makes from Markdown, and the raw HTML an export writes itself (details, summary, sub).
+GITHUB_TAGS = {"p", "a", "code", "pre", "em", "strong", "ul", "ol", "li", "blockquote", "h1", "h2", "h3", "h4",
+               "h5", "h6", "hr", "br", "img", "del", "table", "thead", "tbody", "tr", "th", "td", "input",
+               "details", "summary", "sub"}
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.open_details, self.problems, self.text = [], 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.open_details += tag == "details"
+
+    def handle_endtag(self, tag):
+        if tag == "details":
+            self.open_details -= 1
+            if self.open_details < 0:
+                self.problems.append("</details> closes nothing")
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def github_view(md: str) -> tuple[str, list[str]]:
+    """(the text GitHub shows for ``md``, what is wrong with it): cmark-gfm renders the comment (raw HTML
+    let through, as GitHub's renderer does before its sanitiser keeps details/summary/sub); the HTML
+    must hold only Markdown's tags and ours, balanced folds, and no terminal escapes."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    out = cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE)
+    p = _Tags()
+    p.feed(out)
+    p.close()
+    problems = list(p.problems) + [f"unexpected <{t}>" for t in sorted(set(p.tags) - GITHUB_TAGS)]
+    if p.open_details:
+        problems.append(f"{p.open_details} <details> left open")
+    text = "".join(p.text)
+    if "\x1b" in out:
+        problems.append("terminal escape shown: " + repr(re.search("\x1b.{0,8}", out)[0]))
+    return text, problems

@@ -1,109 +1,61 @@
-"""`ccreport list`: the sessions of a home, newest first, from bounded reads of each transcript's head
-and tail (nothing is parsed in full); see docs/inspect.md for where each column comes from."""
+"""`ccreport list`: the sessions of a home, newest first, with the figures the site shows (each
+transcript read once, streamed); see docs/inspect.md for where each column comes from."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
-from ccreport.source.home import Session, discover, peek_field
+from ccreport.model.messages import Builder, title_of
+from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
 from ccreport.render.markup import human_size
-from ccreport.model.messages import typed_prompt_text
-
-HEAD_BYTES = 256 * 1024
-TAIL_BYTES = 256 * 1024
-_TYPE = re.compile(rb'"type"\s*:\s*"(user|assistant)"')
-_TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
-
+from ccreport.source.activity import last_activity, project_path
+from ccreport.source.home import Session, Transcript, discover
+from ccreport.source.jsonl import read_entries
 
 @dataclass(slots=True)
 class SessionRow:
     """One session of the listing; ``--json`` writes the fields as an object, in this order."""
 
     id: str
-    project: str  # the recorded cwd of the project, else its folder name
+    project: str  # the project's real path (its recorded cwd), else its folder name
     project_dir: str
     title: str
-    last_activity: str  # UTC, to the second
-    messages: int
+    last_activity: str  # UTC, to the second (source.activity.last_activity: what `latest` sorts by)
+    messages: int  # the site's count: model messages of every transcript of the session
     agents: int
     size: int
+    empty: bool  # no user or assistant line anywhere (hidden unless asked for)
 
 
-def _objects(lines):
-    for raw in lines:
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            yield obj
-
-
-def _scan_titles(lines, best: dict) -> None:
-    for obj in _objects(raw for raw in lines if b"-title" in raw or b'"summary"' in raw):
-        for key, field in (("custom-title", "customTitle"), ("ai-title", "aiTitle"), ("summary", "summary")):
-            if obj.get("type") == key and isinstance(obj.get(field), str) and obj[field].strip() \
-                    and (key != "summary" or key not in best):
-                best[key] = obj[field]
-
-
-def _title_and_last(path: Path) -> tuple[str | None, str | None]:
-    """(title, last timestamp) from a bounded read of the head and tail of a transcript."""
+def _scan(t: Transcript) -> dict:
+    """The model's carry after reading the whole transcript the way the site does (pages of the
+    site's default size, so messages are merged and counted exactly as the pages show them)."""
+    builder = Builder()
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - TAIL_BYTES))
-            tail = fh.read(TAIL_BYTES)
-            fh.seek(0)
-            head = fh.readlines(HEAD_BYTES)
+        for _page in paginate(read_entries(t.path), builder, DEFAULT_PAGE_SIZE):
+            pass
     except OSError:
-        return None, None
-    stamps = _TS.findall(tail)
-    last = max(stamps).decode("utf-8", "replace") if stamps else None
-    best: dict = {}
-    _scan_titles(tail.split(b"\n"), best)
-    _scan_titles(head, best)
-    title = best.get("custom-title") or best.get("ai-title") or best.get("summary")
-    return title or next((prompt for obj in _objects(head) if (prompt := typed_prompt_text(obj))), None), last
-
-
-def _count_messages(path: Path) -> int:
-    try:
-        with open(path, "rb") as fh:
-            # The top-level "type" comes first or near the start in Claude Code's lines; nested
-            # blocks say "text"/"tool_use"/…, never "user"/"assistant".
-            return sum(1 for raw in fh if _TYPE.search(raw, 0, 4096) or (len(raw) > 4096 and _TYPE.search(raw)))
-    except OSError:
-        return 0
+        pass
+    return builder.carry
 
 
 def session_row(s: Session, project: str) -> SessionRow:
-    title = last = None
-    for t in s.transcripts:  # the main one first; agents only while something is missing
-        if title and last:
-            break
-        t_title, t_last = _title_and_last(t.path)
-        title = title or t_title
-        last = max(filter(None, (last, t_last)), default=None)
-    if last:
-        last = last[:19] + "Z"  # transcript stamps are UTC with milliseconds ("…T10:00:00.123Z"): to the second
-    else:
-        last = datetime.fromtimestamp(s.mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled)").split())[:200], last,
-                      _count_messages(s.main.path) if s.main else 0, len(s.agents), s.size)
+    carries = [_scan(t) for t in s.transcripts]  # the main one first: its title wins, as on the site
+    title = next((t for c in carries if (t := title_of(c))), None)
+    talk = sum(c["counts"].get("user", 0) + c["counts"].get("assistant", 0) for c in carries)
+    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled session)").split())[:200],
+                      last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0)
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
+    """Every session, newest first (by last activity: the first non-empty row is `latest`)."""
     rows = []
     needle = project.lower() if project else None
     for p in discover(home).projects:
-        newest = max(p.sessions.values(), key=lambda s: s.mtime_ns)
-        name = next((c for t in newest.transcripts if (c := peek_field(t.path, "cwd", limit=64 * 1024))), p.dir_name)
+        name = project_path(p)
         if needle and needle not in name.lower() and needle not in p.dir_name.lower():
             continue
         rows.extend(session_row(s, name) for s in p.sessions.values())

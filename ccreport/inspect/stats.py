@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ccreport.source.activity import project_path
 from ccreport.source.home import discover
 from ccreport.model.usage import fmt_cost, merge_reports, session_report
 
@@ -16,16 +17,17 @@ def collect(home: Path) -> dict:
     projects = {}
     for p in catalog.projects:
         sessions = {sid: session_report(s) for sid, s in sorted(p.sessions.items())}
-        projects[p.dir_name] = merge_reports(sessions.values()) | {"sessions": sessions}
+        projects[p.dir_name] = merge_reports(sessions.values()) | {"path": project_path(p), "sessions": sessions}
     return {"home": merge_reports(projects.values()), "projects": projects, "problems": list(catalog.problems)}
 
 
 def _row(label: str, r: dict, width: int) -> str:
-    return (f"{label[:width]:<{width}} {r.get('responses', 0):>9,} {r.get('input_tokens', 0):>12,} {r.get('output_tokens', 0):>12,} "
+    return (f"{label:<{width}} {r.get('responses', 0):>9,} {r.get('input_tokens', 0):>12,} {r.get('output_tokens', 0):>12,} "
             f"{r.get('cache_creation_input_tokens', 0):>13,} {r.get('cache_read_input_tokens', 0):>14,}  {fmt_cost(r)}")
 
 
 def _table(title: str, rows: list[tuple[str, dict]], width: int = 40) -> list[str]:
+    width = max([width, len(title)] + [len(label) for label, _ in rows])  # labels whole: paths are not cut
     head = f"{title:<{width}} {'responses':>9} {'input':>12} {'output':>12} {'cache write':>13} {'cache read':>14}  cost"
     return [head, "-" * len(head)] + [_row(label, r, width) for label, r in rows] + [""]
 
@@ -33,12 +35,12 @@ def _table(title: str, rows: list[tuple[str, dict]], width: int = 40) -> list[st
 def render_text(data: dict) -> str:
     h = data["home"]
     out = _table("Home (all projects)", [("total", h["total"])])
-    out += _table("Project", sorted(((d, r["total"]) for d, r in data["projects"].items()),
+    out += _table("Project", sorted(((r["path"], r["total"]) for r in data["projects"].values()),
                                     key=lambda kv: -(kv[1].get("cost") or 0)))
     out += _table("Model", sorted(h["by_model"].items(), key=lambda kv: -(kv[1].get("cost") or 0)))
     out += _table("Day (UTC)", list(h["by_day"].items()), width=12)
     notes = [f"{h.get('replayed_lines', 0)} replayed lines of compaction / side-question runs not counted.",
-             "Cost at API list prices (ccreport/prices.py); a subscription is not billed per token."]
+             "Cost at API list prices (ccreport/model/prices.py); a subscription is not billed per token."]
     if h.get("forked_lines"):
         notes.append(f"{h['forked_lines']} response lines copied into forked sessions not counted (their parents count them).")
     if h.get("unpriced_models"):

@@ -3,24 +3,27 @@ is checked before any file is opened; see docs/inspect.md."""
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from collections import deque
 from pathlib import Path
 
 import orjson
 
-from ccreport.source.home import contained
-from ccreport.source.jsonl import parse_line
+from ccreport.source.home import Session, Transcript, contained
+from ccreport.source.jsonl import Reader, parse_line
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
 # Terminal control characters from a transcript must not reach the reader's terminal as commands.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TEXT_SHOWN = 2000  # characters of one text block in the readable form
 DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
+FOLLOW_POLL_S = 0.2  # tail -f: how often the file's size is looked at (a stat; cheap)
 
 
-def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
-    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
+def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
+    """The session, its transcript and the file to read; LocateError for anything else."""
     check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
@@ -30,9 +33,55 @@ def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
     resolved = t.path.resolve()
     if not contained(resolved, root) or not resolved.is_file():
         raise LocateError(f"no session {spec} in {root}")
+    return session, t, resolved
+
+
+def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
+    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
+    session, t, resolved = locate(home, spec, agent)
     total, lines = read_tail(resolved, n)
     return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
             "truncated": total > len(lines), "entries": [entry_of(raw) for raw in lines]}
+
+
+# --- tail -f ----------------------------------------------------------------------------------
+def line_start(path: Path) -> tuple[int, bool]:
+    """(the offset just past the file's last newline, whether an unfinished line follows it): where
+    following starts, so a line being written is printed once it is complete."""
+    with open(path, "rb") as fh:
+        end = pos = fh.seek(0, 2)
+        while pos > 0:
+            step = min(pos, 64 * 1024)
+            pos -= step
+            fh.seek(pos)
+            i = fh.read(step).rfind(b"\n")
+            if i >= 0:
+                return pos + i + 1, pos + i + 1 < end
+    return 0, end > 0
+
+
+def follow_lines(path: Path, offset: int, line: int, stop=None, interval: float = FOLLOW_POLL_S):
+    """Yield (line number, entry) for each complete line appended at ``offset`` and later, polling
+    the file's size; a file that shrank (rewritten) is followed again from its start. ``stop()``
+    true ends it (the CLI runs until Ctrl-C)."""
+    while stop is None or not stop():
+        try:
+            size = os.stat(path).st_size
+        except FileNotFoundError:
+            size = offset  # gone for now (rotated): wait for it
+        if size < offset:
+            offset, line = 0, 1
+        if size > offset:
+            with open(path, "rb") as fh:
+                reader = Reader(fh, offset, line)
+                for e in reader:
+                    yield e.line, (e.obj if e.obj is not None else {"malformed": e.raw or ""})
+                offset, line = reader.offset, reader.line
+        time.sleep(interval)
+
+
+def readable_entry(line: int, e: dict) -> str:
+    return "\n".join(_turn(line, e))
 
 
 def read_tail(path: Path, n: int) -> tuple[int, list[bytes]]:

@@ -27,6 +27,12 @@ from ccreport.model.pages import DEFAULT_PAGE_SIZE
 HEARTBEAT_S = 15.0  # an idle event stream still sends a comment this often (proxies, dead peers)
 SOCKET_TIMEOUT_S = 30.0  # a client that stops sending mid-request is dropped after this
 PORT_TRIES = 20  # port in use → try the next ones, and say so
+GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)  # the client went away
+# Browsers ask every server for /favicon.ico; a site without one gets this (an SVG: Chromium and Firefox
+# take it under that name too) instead of a 404 in the log and the console.
+FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" '
+           b'fill="#c15f3c"/><path d="M9 10h14M9 16h14M9 22h9" stroke="#fff" stroke-width="3" '
+           b'stroke-linecap="round"/></svg>')
 
 
 # --- which file a URL names -----------------------------------------------------------------------
@@ -68,6 +74,12 @@ class SiteServer(ThreadingHTTPServer):
         self.catalogs = api.CatalogCache()
         super().__init__(addr, Handler)
 
+    def handle_error(self, request, client_address):
+        # A client that went away (a closed tab, a dropped event stream) is not an error: no traceback.
+        if isinstance(sys.exc_info()[1], GONE):
+            return
+        super().handle_error(request, client_address)
+
 
 class Handler(BaseHTTPRequestHandler):
     server: SiteServer
@@ -87,10 +99,17 @@ class Handler(BaseHTTPRequestHandler):
     def handle(self):
         try:
             super().handle()
-        except (ConnectionResetError, BrokenPipeError):
+        except GONE:
             # A keep-alive client that went away (a closed tab resets its idle connections):
             # nothing to answer, and not an error worth a traceback on the console.
             self.close_connection = True
+
+    def finish(self):
+        # The buffered answer is flushed once more on the way out; to a client that left, that fails.
+        try:
+            super().finish()
+        except GONE:
+            pass
 
     def log_message(self, fmt, *args):  # noqa: D401 - quiet unless asked
         if not self.server.quiet:
@@ -107,6 +126,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._events()
             if path == "/__fragment":
                 return self._fragment(parts.query)
+            if path in ("/favicon.ico", "/favicon.svg") and resolve_static(self.server.site, path) is None:
+                return self._reply(200, "image/svg+xml", FAVICON)
             if path == "/api" or path.startswith("/api/"):
                 if self.server.home is None:
                     return self._json(404, {"error": "no Claude home: the API is off", "status": 404})
@@ -114,7 +135,7 @@ class Handler(BaseHTTPRequestHandler):
                                           self.server.catalogs)
                 return self._json(status, body)
             return self._static(path)
-        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+        except GONE:
             self.close_connection = True
         except Exception as exc:  # one bad request must never take the server down
             try:
@@ -213,7 +234,7 @@ class Handler(BaseHTTPRequestHandler):
                 if data is None:  # Live.close (on shutdown) or a client too slow to keep up
                     break
                 self._write_event(data)
-        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+        except OSError:  # GONE, or any other failure of the socket: the stream is over
             pass
         finally:
             live.unsubscribe(q)

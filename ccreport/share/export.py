@@ -28,6 +28,7 @@ class ExportOptions:
     redact: bool = True
     patterns: list = field(default_factory=list)
     max_chars: int = 65_000
+    summary: bool = False  # md: the one-comment summary (share/summary.py) instead of the whole transcript
 
 
 @dataclass

@@ -71,7 +71,8 @@ def _call_input(call: ToolCall) -> list:
     name = call.name
     if inp is not None:
         if name in ("Bash", "PowerShell") and isinstance(inp.get("command"), str):
-            rest = {k: v for k, v in inp.items() if k != "command"}
+            # The description is in the fold's summary line (summary_text), not repeated here.
+            rest = {k: v for k, v in inp.items() if k not in ("command", "description")}
             items = [Code(inp["command"], "bash" if name == "Bash" else "powershell", "**Command:**\n\n")]
             if rest:
                 items.append(Code(_json(rest), "json", "**Options:**\n\n"))
@@ -110,12 +111,34 @@ def _call_result(call: ToolCall) -> list:
     return items
 
 
+def injected(entry: dict, text: str) -> bool:
+    """User text Claude Code put there (context, command output, reminders), not typed by a person."""
+    s = text.strip()
+    return bool(entry.get("isMeta")) or s.startswith(NOT_TYPED) or (s.startswith("<") and s.endswith(">"))
+
+
+def injected_label(text: str) -> str:
+    s = text.strip()
+    return re.sub(r"<[^>]*>", " ", s) or s
+
+
+HELD_MAX = 64  # injected blocks held back for the first prompt; more are shown where they are
+
+
 class MdRenderer:
-    """Messages → blocks. Keeps who spoke last, so a run of assistant messages gets one heading."""
+    """Messages → blocks. Keeps who spoke last, so a run of assistant messages gets one heading, and
+    holds what Claude Code injected before the first prompt until that prompt has been shown: a
+    reader meets the question first, the context folded after it."""
 
     def __init__(self, agent_links: dict):
         self.agent_links = agent_links  # agent id → markdown link target
         self.last_role: str | None = None
+        self.held: list[Block] | None = []  # None once the first prompt is out
+
+    def finish(self):
+        """What is still held back (a transcript without any typed prompt)."""
+        held, self.held = self.held or [], None
+        yield from held
 
     def heading(self, role: str, m: Message) -> list[Raw]:
         """The speaker's heading, or nothing when the same role spoke last."""
@@ -134,15 +157,18 @@ class MdRenderer:
         entry = m.entry or {}
         for btype, payload in m.blocks:
             if btype == "text":
-                s = payload.strip()
                 if entry.get("isCompactSummary"):
                     self.last_role = None
                     yield Block([Prose(payload)], "Summary of the earlier conversation (compaction)")
-                elif entry.get("isMeta") or s.startswith(NOT_TYPED) or (s.startswith("<") and s.endswith(">")):
-                    label = re.sub(r"<[^>]*>", " ", s) or s
-                    yield Block([Code(payload)], f"Injected by Claude Code: {label}")
+                elif injected(entry, payload):
+                    block = Block([Code(payload)], f"Injected by Claude Code: {injected_label(payload)}")
+                    if self.held is not None and len(self.held) < HELD_MAX:
+                        self.held.append(block)
+                    else:
+                        yield block
                 else:
                     yield Block(self.heading("User", m) + [Prose(payload, quoted=True)])
+                    yield from self.finish()
             elif btype in ("image", "document"):
                 yield Block(self.heading("User", m) + [Raw(_media_note(payload))])
             else:
@@ -150,6 +176,7 @@ class MdRenderer:
 
     def _assistant(self, m: Message):
         entry = m.entry or {}
+        yield from self.finish()  # no typed prompt before the answer (a slash command): the context stays in place
         heading = self.heading("Assistant", m)
         if heading:
             yield Block(heading)
@@ -215,7 +242,7 @@ def _slug(text: str) -> str:
     return re.sub(r" ", "-", re.sub(r"[^\w\- ]", "", text.strip().lower()))
 
 
-def _doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
+def doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
     bits = [f"Session `{ex.session.id}`"]
     if info.cwd:
         bits.append(info.cwd)
@@ -238,7 +265,7 @@ def _render_doc(ex: Export, transcript: Transcript | None, sink: Sink, title_ext
     """Render one transcript (and, inline, the agents') into parts handed to ``sink``; returns their number."""
     redactor = ex.redactor
     packer = Packer(ex.opts.max_chars, sink.emit, ex.session.id)
-    sink.header = packer.header
+    sink.packer = packer
     # The header needs the title, which may be at the end of the transcript: a cheap first pass
     # over the (redacted) entries finds it without rendering.
     info = TranscriptInfo()
@@ -248,7 +275,7 @@ def _render_doc(ex: Export, transcript: Transcript | None, sink: Sink, title_ext
             pass
         if redactor is not None:
             redactor.counts = saved  # counted once, by the rendering pass below
-    packer.add(_doc_header(ex, info, title_extra))
+    packer.add(doc_header(ex, info, title_extra))
     inline = ex.agents if ex.opts.agents == "inline" else []
     if inline:
         toc = "".join(f"- [{html.escape(ex.agent_heading(t)[0])}]({ex.agent_links[t.id]})\n" for t in inline)
@@ -271,6 +298,8 @@ def _add_transcript(ex: Export, t: Transcript, packer: Packer) -> None:
         for m in chunk:
             for b in r.blocks(m):
                 packer.add(b)
+    for b in r.finish():
+        packer.add(b)
 
 
 def _remove_stale_parts(out: Path, files: list[Path]) -> None:

@@ -105,6 +105,16 @@ def end_list(md: str) -> str:
     return md
 
 
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>!|~&#()])")
+
+
+def inline_text(text: str) -> str:
+    """Plain text (one line) shown as it is inside a Markdown line: every character that could start
+    emphasis, code, a link, HTML, an entity or a table cell is backslash-escaped (CommonMark lets any
+    ASCII punctuation be escaped, and shows it unchanged)."""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
 def prose(text: str) -> str:
     """Untrusted Markdown prose → Markdown that renders the same but cannot break what follows."""
     return end_list(close_fences(escape_html(normalise(text))))

@@ -4,6 +4,7 @@ too big for a part is cut, its fold reopened around each cut; see docs/export.md
 from __future__ import annotations
 
 import html
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ class Block:
     def _open(self, cont: bool) -> str:
         if self.summary is None:
             return ""
-        s = short(strip_ansi(self.summary), 120) + (" (continued)" if cont else "")
+        s = short(no_ansi(self.summary), 120) + (" (continued)" if cont else "")
         return f"<details><summary>{html.escape(s)}</summary>\n\n"
 
     def _close(self) -> str:
@@ -57,14 +58,19 @@ class Block:
         return [piece for item in self.items for piece in _item_pieces(item, limit)]
 
 
+def no_ansi(text: str) -> str:
+    """Terminal escapes render on GitHub as stray "[31m" noise: the sequences go, and any lone ESC."""
+    return strip_ansi(text).replace("\x1b", "") if "\x1b" in text else text
+
+
 def _item_pieces(i, limit: int) -> list[str]:
     if isinstance(i, Raw):
-        return [i.text]
+        return [no_ansi(i.text)]
     if isinstance(i, Prose):
         render = quoted_prose if i.quoted else prose
-        return prose_pieces(i.text, limit, lambda text: render(text).rstrip("\n") + "\n\n")
+        return prose_pieces(no_ansi(i.text), limit, lambda text: render(text).rstrip("\n") + "\n\n")
     cont = i.label.replace(":**", " (continued):**")
-    return [p + "\n" for p in code_pieces(i.text, i.lang, limit - 1, i.label, cont)]
+    return [p + "\n" for p in code_pieces(no_ansi(i.text), i.lang, limit - 1, i.label, cont)]
 
 
 # --- parts --------------------------------------------------------------------------------------
@@ -77,13 +83,17 @@ class Packer:
         self.buf: list[str] = []
         self.size = 0
         self.no = 1
-        self.budget = limit - 200  # room kept at the top of every part for its "part N" line
+        self.budget = limit - 300  # room kept in every part for its "part N of M" lines (header and footer)
 
-    def header(self, no: int) -> str:
-        h = f"<!-- ccreport export: session {self.sid}, part {no} -->\n\n"
+    def header(self, no: int, total: int) -> str:
+        h = f"<!-- ccreport export: session {self.sid}, part {no} of {total} -->\n\n"
         if no > 1:
-            h += f"*Part {no} of the exported session `{self.sid}` (continued).*\n\n"
+            h += f"*Part {no} of {total}, continued from part {no - 1}.*\n\n"
         return h
+
+    @staticmethod
+    def footer(no: int, total: int) -> str:
+        return f"*Continued in part {no + 1} of {total}.*\n" if no < total else ""
 
     def _flush(self):
         self.emit(self.no, "".join(self.buf))
@@ -122,26 +132,37 @@ class Packer:
 
 
 class Sink:
-    """Where finished parts go: files (FILE, or FILE.partN.md) or a stream."""
+    """Where finished parts go: files (FILE, or FILE.partN.md) or a stream. Parts wait in a spool file
+    (one in memory at a time) until the last: only then is their number known, which every part's
+    "part N of M" line states."""
 
     def __init__(self, out: Path | None, stream):
         self.out, self.stream = out, stream
-        self.header = None  # the packer's part header, set once the packer exists
-        self.first: str | None = None  # part 1, held until we know whether a part 2 follows
+        self.packer: Packer | None = None  # set once the packer exists: its header and footer
+        self.spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+        self.parts: list[tuple[int, int]] = []  # (spool position, characters) of each part
         self.files: list[Path] = []
 
     def part_path(self, no: int) -> Path | None:
         return self.out.with_name(f"{self.out.name.removesuffix('.md')}.part{no}.md") if self.out else None
 
     def emit(self, no: int, text: str, last: bool = False):
-        if no == 1 and last:  # the whole document fits: no part header, no numbered file
-            self._write(no, self.out, text)
-        elif no == 1:
-            self.first = text
-        else:
-            if no == 2:
-                self._write(1, self.part_path(1), self.header(1) + self.first)
-            self._write(no, self.part_path(no), self.header(no) + text)
+        self.parts.append((self.spool.tell(), len(text)))
+        self.spool.write(text)
+        if last:
+            self._write_all()
+
+    def _write_all(self):
+        total = len(self.parts)
+        with self.spool:
+            for no, (pos, n) in enumerate(self.parts, 1):
+                self.spool.seek(pos)
+                text = self.spool.read(n)
+                if total == 1:  # the whole document fits: no part lines, no numbered file
+                    self._write(no, self.out, text)
+                else:
+                    self._write(no, self.part_path(no), self.packer.header(no, total) + text
+                                + self.packer.footer(no, total))
 
     def _write(self, no: int, path: Path | None, text: str):
         if path is None:

@@ -12,17 +12,21 @@ from ccreport.share.export import ExportError, ExportOptions
 from ccreport.share.html import export_html
 from ccreport.share.markdown import export_md
 from ccreport.share.redact import Redactor
+from ccreport.share.summary import export_summary
 from ccreport.source.locate import find_session
 
 
-def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, cwd: str | None = None,
-               stdout=None) -> list[str]:
-    session = find_session(home, spec, cwd=cwd)
+def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdout=None) -> list[str]:
+    session = find_session(home, spec)
     redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
-    if to_stdout and opts.agents == "link":
+    if to_stdout and opts.agents == "link" and not opts.summary:  # a summary has no agent files
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
-    if opts.format == "html" and to_stdout:
+    if opts.summary:
+        files = export_summary(session, None if to_stdout else Path(out), opts, redactor, stdout=stdout or sys.stdout)
+        notes = [f"wrote {f} ({len(f.read_text(encoding='utf-8')):,} characters)" for f in files] or [
+            "wrote the summary to stdout"]
+    elif opts.format == "html" and to_stdout:
         with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
             path = Path(tmp) / f"{session.id}.html"
             export_html(session, path, opts, redactor)

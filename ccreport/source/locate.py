@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ccreport.source.home import Catalog, Session, Transcript, contained, discover, encode_cwd, peek_field, valid_id
+from ccreport.source.activity import latest
+from ccreport.source.home import Catalog, Session, Transcript, contained, discover, valid_id
 
 
 class LocateError(Exception):
@@ -23,12 +24,12 @@ def check_id(value: str, what: str = "session id") -> None:
         raise LocateError(f"not a valid {what}: {value!r}", status=400)
 
 
-def find_session(home: Path, spec: str, cwd: str | None = None, catalog: Catalog | None = None) -> Session:
+def find_session(home: Path, spec: str, catalog: Catalog | None = None) -> Session:
     """SESSION may be an id, a unique id prefix, 'latest', or a path to a .jsonl in the home."""
     catalog = catalog or discover(home)
     root = home / "projects"
     if spec == "latest":
-        return _latest(catalog, cwd if cwd is not None else os.getcwd())
+        return _latest(catalog)  # one definition everywhere: source/activity.py
     if spec.endswith(".jsonl") and ("/" in spec or os.sep in spec):
         return _by_path(catalog, root, Path(spec))
     check_id(spec)
@@ -75,17 +76,8 @@ def _by_path(catalog: Catalog, root: Path, path: Path) -> Session:
     raise LocateError(f"no transcript at {path}")
 
 
-def _latest(catalog: Catalog, cwd: str) -> Session:
-    sessions = list(catalog.sessions())
-    if not sessions:
+def _latest(catalog: Catalog) -> Session:
+    s = latest(catalog)
+    if s is None:
         raise LocateError(f"no sessions in {catalog.home / 'projects'}")
-    # The project Claude Code keeps for this folder: its encoded name, as seed-000 derives it…
-    here = [s for s in sessions if s.project.dir_name == encode_cwd(cwd)]
-    if not here:
-        # …or, since the encoding is lossy and cwd can differ from the folder, the recorded cwd.
-        for p in catalog.projects:
-            s0 = max(p.sessions.values(), key=lambda s: s.mtime_ns)
-            if any(peek_field(t.path, "cwd", limit=64 * 1024) == cwd for t in s0.transcripts):
-                here = list(p.sessions.values())
-                break
-    return max(here or sessions, key=lambda s: (s.mtime_ns, s.id))
+    return s

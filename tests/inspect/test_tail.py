@@ -8,7 +8,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from serve_helpers import OTHER, PROJECT, SID, append, main_file, make_live_home
+from serve_helpers import OTHER, PROJECT, SID, append, conversation, main_file, make_live_home
 
 from ccreport.cli import cli
 from ccreport.source.locate import LocateError
@@ -37,7 +37,9 @@ def test_whole_file_when_n_covers_it_or_is_zero(home):
 
 def test_prefix_latest_and_agent(home):
     assert tail(home, OTHER[:6], 1)["sessionId"] == OTHER
-    os.utime(main_file(home, OTHER), (2_000_000_000, 2_000_000_000))
+    # 'latest' is the newest by what the lines say (source/activity.py), not by file mtime.
+    os.utime(main_file(home, OTHER), (1_000_000_000, 1_000_000_000))
+    append(main_file(home, OTHER), conversation(1, sid=OTHER, start=3000))  # 2025-06-01T10:50
     assert tail(home, "latest", 1)["sessionId"] == OTHER
     r = tail(home, SID, 10, agent="a1b2c3")
     assert r["agentId"] == "a1b2c3" and r["totalLines"] == 3 and r["truncated"] is False
@@ -115,9 +117,10 @@ def test_cli_readable_turns_without_control_characters(home):
 
 @pytest.mark.parametrize("args,code,msg", [
     (["../x"], 2, "not a valid session id"),
-    (["ffffffff"], 1, "no session"),
-    ([SID, "--agent", "nope"], 1, "no transcript nope"),
+    (["ffffffff"], 2, "no session"),
+    ([SID, "--agent", "nope"], 2, "no transcript nope"),
 ])
 def test_cli_errors_are_clear(home, args, code, msg):
     res = CliRunner().invoke(cli, ["tail", "--home", str(home)] + args)
     assert res.exit_code == code and msg in res.output and "Traceback" not in res.output
+    assert "ccreport list" in res.output

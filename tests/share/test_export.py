@@ -172,9 +172,12 @@ def test_stdout_parts_are_separated_by_a_marker(tmp_path):
     assert res.exit_code == 0
     parts = res.stdout.split("\n" + PART_MARKER + "\n\n")
     assert len(parts) > 2
+    n = len(parts)
     for i, p in enumerate(parts, 1):
         assert len(p) <= 5000 and md_problems(p) == []
-        assert f"part {i} -->" in p
+        assert f"part {i} of {n} -->" in p
+        assert (f"*Part {i} of {n}, continued from part {i - 1}.*" in p) == (i > 1)
+        assert (f"*Continued in part {i + 1} of {n}.*" in p) == (i < n)
     assert f"{len(parts)} Markdown parts" in res.stderr
 
 
@@ -188,7 +191,8 @@ _text = st.lists(st.sampled_from(list("ab <>/`~\n\r#*-é🙂&!\t") + ["</details
        limit=st.integers(min_value=700, max_value=3000))
 def test_packer_keeps_any_content_balanced_and_within_limit(texts, limit):
     parts = []
-    p = Packer(limit, lambda no, text, last=False: parts.append(p.header(no) + text), SID)
+    # The longest part lines there can be (the number of parts is known only at the end).
+    p = Packer(limit, lambda no, text, last=False: parts.append(p.header(999, 999) + text + p.footer(998, 999)), SID)
     for text, folded, as_code in texts:
         item = Code(text * 5) if as_code else Prose(text * 5, quoted=not folded)
         p.add(Block([Raw("**x:**\n\n"), item], "summary <b> & " + text[:30] if folded else None))
@@ -333,19 +337,25 @@ def test_export_by_path_latest_and_default_names(home, tmp_path, monkeypatch):
     path = home / "projects" / PROJECT / f"{SID}.jsonl"
     res = _run(["export", str(path), "--home", str(home), "--format", "md", "-o", "-"])
     assert res.exit_code == 0 and "FINAL-MARK-6" in res.stdout
-    notes = run_export(home, "latest", str(tmp_path / "l.md"), ExportOptions(format="md"), cwd="/anywhere")
+    notes = run_export(home, "latest", str(tmp_path / "l.md"), ExportOptions(format="md"))
     assert (tmp_path / "l.md").is_file() and any("redacted:" in n for n in notes)
-    # 'latest' prefers the project of the current folder over a newer session elsewhere.
+    # 'latest' is the newest session by last activity (what its lines say, not the file mtime), wherever
+    # ccreport runs; a newer session without conversation (only a title) is skipped.
     from util import make_home
 
-    other = "0ther000-0000-4000-8000-000000000009"
-    make_home(home, {"-srv-elsewhere": {f"{other}.jsonl": [user("x", "OTHER-PROJECT", sid=other, cwd="/srv/elsewhere")]}})
-    newer = (home / "projects" / PROJECT / f"{SID}.jsonl").stat().st_mtime + 100
-    os.utime(home / "projects" / "-srv-elsewhere" / f"{other}.jsonl", (newer, newer))
-    run_export(home, "latest", str(tmp_path / "here.md"), ExportOptions(format="md", agents="none"), cwd=CWD)
-    run_export(home, "latest", str(tmp_path / "else.md"), ExportOptions(format="md", agents="none"), cwd="/nowhere")
-    assert "FINAL-MARK-6" in (tmp_path / "here.md").read_text()
+    other, empty = "0ther000-0000-4000-8000-000000000009", "e0000000-0000-4000-8000-00000000000e"
+    make_home(home, {"-srv-elsewhere": {
+        f"{other}.jsonl": [user("x", "OTHER-PROJECT", sid=other, cwd="/srv/elsewhere", ts="2030-01-01T00:00:00.000Z")],
+        f"{empty}.jsonl": [{"type": "ai-title", "aiTitle": "nothing", "sessionId": empty,
+                            "timestamp": "2031-01-01T00:00:00.000Z"}]}})
+    older = (home / "projects" / PROJECT / f"{SID}.jsonl").stat().st_mtime - 1000
+    os.utime(home / "projects" / "-srv-elsewhere" / f"{other}.jsonl", (older, older))
+    monkeypatch.chdir(tmp_path)
+    run_export(home, "latest", str(tmp_path / "else.md"), ExportOptions(format="md", agents="none"))
     assert "OTHER-PROJECT" in (tmp_path / "else.md").read_text()
+    from ccreport.inspect.listing import list_rows
+
+    assert [r for r in list_rows(home) if not r.empty][0].id == other  # the first row `ccreport list` shows
     res = _run(["export", SID, "--home", str(home), "-o", "-"])
     assert res.exit_code == 0 and res.stdout.startswith("<!doctype html>") and "FINAL-MARK-6" in res.stdout
     monkeypatch.chdir(tmp_path)
@@ -368,11 +378,12 @@ def test_list_table_json_and_filter(home):
     assert res.exit_code == 0
     rows = json.loads(res.stdout)
     assert [r["id"] for r in rows] == [other, SID]  # newest first (by the last timestamp)
-    assert rows[0]["title"] == "Named by me" and rows[0]["messages"] == 2 and rows[0]["project"] == "/srv/elsewhere"
+    # messages as the site counts them: the prompt, the answer and the title line's note
+    assert rows[0]["title"] == "Named by me" and rows[0]["messages"] == 3 and rows[0]["project"] == "/srv/elsewhere"
     assert rows[0]["last_activity"] == "2026-01-01T00:00:05Z"
     assert rows[1]["title"] == "Planted secrets session" and rows[1]["agents"] == 1
-    # 5 user + 6 assistant lines, and the malformed line that begins like a user line
-    assert rows[1]["messages"] == 12
+    # the site's messages: 9 in the main transcript (replies merged, results with their calls) + 2 of the agent
+    assert rows[1]["messages"] == 11
     assert rows[1]["size"] == sum(p.stat().st_size for p in (home / "projects" / PROJECT).rglob("*.jsonl"))
     res = _run(["list", "--home", str(home), "--project", "ELSEWHERE"])
     assert res.exit_code == 0 and other in res.stdout and SID not in res.stdout

@@ -18,7 +18,7 @@ from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
 from ccreport.render.tools.base import as_str, extra_of, generic_result, input_of, ok_text, short, tool_summary
-from ccreport.render.tools.files import v_edit, v_read, v_write
+from ccreport.render.tools.files import change_counts, v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
 from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
@@ -57,8 +57,15 @@ def view_for(name: str):
 
 
 def summary_text(call) -> str:
-    """A call's summary as plain text: its view's words, else (as the page falls back) its first telling input value."""
-    return tool_summary(call) or _generic_text(call)
+    """A call's summary as plain text: its view's words, else (as the page falls back) its first telling
+    input value; then what the view's summary line shows beside them: a command's description, the
+    lines an edit adds and removes ("src/app.py +3 −1")."""
+    text = tool_summary(call) or _generic_text(call)
+    counts = change_counts(call)
+    if counts is not None:
+        return f"{text} +{counts[0]} −{counts[1]}"
+    desc = as_str(input_of(call).get("description")) if call.name in ("Bash", "PowerShell") else ""
+    return f"{text} — {desc}" if desc.strip() and text else text
 
 
 def _generic_text(call) -> str:

@@ -7,8 +7,8 @@ import re
 from ccreport.render.blocks import image_html
 from ccreport.render.conventions import output_text
 from ccreport.render.markup import esc, human_size
-from ccreport.render.tools.base import (as_str, ok_text, path_html, plural, rest_table, result_text, text_only,
-                                        tool_summary)
+from ccreport.render.tools.base import (as_str, extra_of, input_of, ok_text, path_html, plural, rest_table,
+                                        result_text, text_only, tool_summary)
 from ccreport.render.tools.code import diff_html, diff_lines, diff_stat, numbered, parse_numbered, patch_lines
 
 
@@ -47,8 +47,8 @@ def v_read(call, inp: dict, x: dict, ctx):
     return summary, body, res
 
 
-def v_edit(call, inp: dict, x: dict, ctx):
-    path = tool_summary(call)
+def edit_lines(inp: dict, x: dict) -> list[str]:
+    """An Edit/MultiEdit's diff lines: the recorded patch (structuredPatch), else one from its strings."""
     lines = patch_lines(x.get("structuredPatch"))
     if lines is None:
         if isinstance(inp.get("edits"), list):
@@ -58,6 +58,30 @@ def v_edit(call, inp: dict, x: dict, ctx):
                     lines.extend(diff_lines(as_str(e.get("old_string")), as_str(e.get("new_string"))))
         else:
             lines = diff_lines(as_str(inp.get("old_string")), as_str(inp.get("new_string")))
+    return lines
+
+
+def line_count(content: str) -> int:
+    return content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+
+
+def change_counts(call) -> tuple[int, int] | None:
+    """(lines added, lines removed) by an Edit, MultiEdit or Write call; None for other tools."""
+    inp, x = input_of(call), extra_of(call)
+    if call.name in ("Edit", "MultiEdit"):
+        lines = edit_lines(inp, x)
+    elif call.name == "Write":
+        lines = patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
+        if lines is None:
+            return line_count(as_str(inp.get("content"))), 0
+    else:
+        return None
+    return sum(1 for ln in lines if ln.startswith("+")), sum(1 for ln in lines if ln.startswith("-"))
+
+
+def v_edit(call, inp: dict, x: dict, ctx):
+    path = tool_summary(call)
+    lines = edit_lines(inp, x)
     summary = path_html(path) + diff_stat(lines)
     if inp.get("replace_all"):
         summary += ' <span class="chip">all occurrences</span>'
@@ -90,7 +114,7 @@ def _snippet_result(call, path: str, ctx) -> str | None:
 def v_write(call, inp: dict, x: dict, ctx):
     path = tool_summary(call)
     content = as_str(inp.get("content"))
-    n = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    n = line_count(content)
     kind = {"create": "new file", "update": "overwritten"}.get(as_str(x.get("type")), "")
     summary = path_html(path) + f' <span class="dim">{plural(n, "line")}{", " + kind if kind else ""}</span>'
     lines = patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
