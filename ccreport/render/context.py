@@ -56,6 +56,7 @@ class RenderContext:
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
     # set by the build, which copies a file the first time a <persisted-output> names it.
     copy_tool_result: object = None
+    cwd: str | None = None  # the project's folder: paths inside it are shown relative to it
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative
