@@ -8,12 +8,14 @@ from dataclasses import asdict
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
+from ccreport.model.text import cut_words
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.indexes import fmt_tokens, page_args
+from ccreport.site.outline import first_turn_url, outline
 from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
@@ -39,7 +41,9 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
     title = next((x.title for x in ordered if x.title), None)
-    return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
+    main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
+    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", 200),
+                       first_turn=first_turn_url(main_state.turns) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
@@ -53,8 +57,8 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
     sub = f"{url_name(slug)}/" if slug else ""
     by_transcript = (info.usage_report or {}).get("by_transcript", {})
     return {
-        "name": x.label if x.id == "main" else (x.agent_type or x.label) + f" {x.id}",
-        "description": x.description or (x.title if x.id != "main" else None),
+        "name": x.label if x.id == "main" else cut_words(x.description or x.agent_type or f"{x.label} {x.id}", 100),
+        "description": (x.agent_type or x.label) + f" {x.id}" if x.id != "main" else None,
         "first_url": f"{sub}{page_name(1)}" if ts.pages else None,
         "messages": f"{x.messages:,}", "lines": f"{x.lines:,}", "malformed": x.malformed,
         "size": human_size(x.size), "tokens": fmt_tokens(x.usage or {}), "error": x.error,
@@ -69,7 +73,9 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     root = depth_root(rel)
     groups = []
     for kind, label in GROUP_LABELS.items():
-        rows = [_row(ts, info) for ts in states if ts.summary.kind == kind]
+        # In the order they started (their ids are random)
+        mine = sorted((ts for ts in states if ts.summary.kind == kind), key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+        rows = [_row(ts, info) for ts in mine]
         if rows:
             groups.append({"label": label, "rows": rows})
     counts: Counter = Counter()
@@ -80,7 +86,9 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
                  counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
+    main_turns = main.turns if main else []
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
+        outline=outline(main_turns, info.cwd),
         usage=usage_view(info.usage_report, "This session: activity per day"))
     writer.write(f"{rel}/{INDEX}", html)
