@@ -47,7 +47,8 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, m.entry)
+            # A sub-agent's prompt is written by the parent model: Markdown, like its answers.
+            html, cls, lab = conventions.user_text(payload, m.entry, as_markdown=m.sidechain)
             parts.append(html)
             if cls is None:
                 typed = True
