@@ -55,6 +55,9 @@ def json_text(obj, indent: bool = False) -> str:
     return "".join(out)
 
 
+TITLE_MAX = 120  # a session's title, wherever it is shown
+
+
 def cut_words(text: str, n: int) -> str:
     """Text on one line, cut at the last word boundary before n characters with "…" (a text with
     no space in its first n characters is cut at n)."""

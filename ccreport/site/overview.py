@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
-from ccreport.model.text import cut_words
+from ccreport.model.text import TITLE_MAX, cut_words
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
@@ -42,7 +42,7 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
     title = next((x.title for x in ordered if x.title), None)
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
-    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", 200),
+    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
                        first_turn=first_turn_url(main_state.turns) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,

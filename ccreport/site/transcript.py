@@ -14,7 +14,7 @@ from markupsafe import Markup
 from ccreport.layout import LATEST, depth_root, page_in_session, page_name, project_url, session_url, transcript_dir
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
-from ccreport.model.text import cut_words
+from ccreport.model.text import TITLE_MAX, cut_words
 from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.render.context import BlobStore
@@ -179,7 +179,7 @@ def _page_title(pages: _Pages) -> str:
     """The session's title as far as read (a sub-agent's page: its description or type)."""
     t = pages.t
     if t.kind == "main":
-        return cut_words(title_of(pages.builder.carry) or "(untitled session)", 120)
+        return cut_words(title_of(pages.builder.carry) or "(untitled session)", TITLE_MAX)
     return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
 
 
