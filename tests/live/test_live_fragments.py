@@ -127,7 +127,7 @@ def test_an_append_pushes_the_page_first_with_only_the_new_messages(tmp_path):
         # The page leaves on its own, before the session overview and the indexes are redone.
         assert ev["urls"] == [PAGE]
         frag = ev["fragments"][PAGE]
-        assert frag["ids"] == ["L8", "L9"] and frag["removed"] == []
+        assert frag["ids"] == ["L8", "turn-L8", "L9"] and frag["removed"] == []
         assert "prompt number 500" in frag["html"] and 'id="L7"' not in frag["html"]
         later = stream.event()
         while "index.html" not in later["urls"]:

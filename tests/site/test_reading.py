@@ -144,3 +144,48 @@ def sample_home_copy(tmp_path):
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home)
     return home
+
+
+@pytest.mark.browser
+def test_controls_show_everything_expand_collapse_and_keys(sample_site, browser):
+    site, _ = sample_site
+    page_file = max(site.glob("p/*/*/page-*.html"), key=lambda p: p.read_text().count('class="msg meta chrome"'))
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(page_file.as_uri())
+    page.evaluate("localStorage.removeItem('ccreport-show-all')")
+    page.reload()
+    meta = page.locator(".msg.meta").first
+    assert page.locator("#controls").is_visible()
+    assert not meta.is_visible()  # quiet by default, with script
+    page.click("#show-all")
+    assert meta.is_visible() and page.get_attribute("#show-all", "aria-pressed") == "true"
+    page.click("#show-all")
+    assert not meta.is_visible()
+    page.click("button[data-all=open]")
+    assert page.evaluate("[...document.querySelectorAll('main details')].every(d => d.open)")
+    page.click("button[data-all=close]")
+    assert page.evaluate("[...document.querySelectorAll('main details')].every(d => !d.open)")
+    page.keyboard.press("?")
+    dialog = page.locator("dialog.keys")
+    assert dialog.is_visible() and "next / previous message" in dialog.inner_text()
+    assert dialog.locator("kbd", has_text="?").count() == 1
+    page.keyboard.press("Escape")
+    assert not dialog.is_visible()
+    page.click("button[data-keys]")
+    assert dialog.is_visible()
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_without_script_everything_is_present_and_folded(sample_site, browser):
+    site, _ = sample_site
+    page_file = max(site.glob("p/*/*/page-*.html"), key=lambda p: p.read_text().count('class="msg meta chrome"'))
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(page_file.as_uri())
+    meta = page.locator(".msg.meta").first
+    assert meta.is_visible() and meta.locator("details").evaluate("d => !d.open")
+    assert not page.locator("#controls").is_visible()  # buttons that need script are not offered
+    ctx.close()
