@@ -186,6 +186,6 @@ def test_without_script_everything_is_present_and_folded(sample_site, browser):
     page = ctx.new_page()
     page.goto(page_file.as_uri())
     meta = page.locator(".msg.meta").first
-    assert meta.is_visible() and meta.locator("details").evaluate("d => !d.open")
+    assert meta.is_visible() and meta.locator(":scope > details").evaluate("d => !d.open")
     assert not page.locator("#controls").is_visible()  # buttons that need script are not offered
     ctx.close()
