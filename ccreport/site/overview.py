@@ -56,9 +56,11 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
     slug = transcript_slug(x.id)
     sub = f"{url_name(slug)}/" if slug else ""
     by_transcript = (info.usage_report or {}).get("by_transcript", {})
+    # A sub-agent by what it was asked to do (or its type), its id below: ids are random hex.
+    ident = (x.agent_type or x.label) + f" {x.id}"
+    name = x.label if x.id == "main" else cut_words(x.description or x.agent_type or ident, 100)
     return {
-        "name": x.label if x.id == "main" else cut_words(x.description or x.agent_type or f"{x.label} {x.id}", 100),
-        "description": (x.agent_type or x.label) + f" {x.id}" if x.id != "main" else None,
+        "name": name, "description": None if x.id == "main" else ident if name != ident else x.title,
         "first_url": f"{sub}{page_name(1)}" if ts.pages else None,
         "messages": f"{x.messages:,}", "lines": f"{x.lines:,}", "malformed": x.malformed,
         "size": human_size(x.size), "tokens": fmt_tokens(x.usage or {}), "error": x.error,
