@@ -189,3 +189,12 @@ def test_without_script_everything_is_present_and_folded(sample_site, browser):
     assert meta.is_visible() and meta.locator(":scope > details").evaluate("d => !d.open")
     assert not page.locator("#controls").is_visible()  # buttons that need script are not offered
     ctx.close()
+
+
+def test_search_keeps_the_full_path_of_a_relative_one(corpus_site):
+    """A path shown relative on the page is found by its full path in search."""
+    site, _ = corpus_site
+    scripts = "".join(p.read_text() for p in (site / "search").rglob("*.js"))
+    html = (site / "p" / JSS / JSS_SESSION / "page-0001.html").read_text()
+    full = re.search(r'<code class="path" title="(/Users/dain/workspace/JSSoundRecorder/[^"]+)">', html).group(1)
+    assert json.dumps(full)[1:-1] in scripts
