@@ -3,10 +3,25 @@
 //   j / k  next / previous message       n / p  next / previous page
 //   o      toggle the focused (or the current message's first) <details>
 //   e / c  expand / collapse all <details> on the page        /  focus the search box
+//   s      show everything (bookkeeping, hook output) or not      ?  this list, in a dialog
 (function () {
   "use strict";
 
-  function messages() { return Array.prototype.slice.call(document.querySelectorAll(".messages > .msg")); }
+  // The list the "?" dialog shows: one row per key (the handler is onKey below).
+  var KEYS = [
+    ["j / k", "next / previous message"], ["n / p", "next / previous page"],
+    ["o", "open or close the current fold"], ["e / c", "expand / collapse every fold on the page"],
+    ["s", "show everything (bookkeeping, hook output) or hide it again"],
+    ["/", "search all transcripts"], ["Esc", "close the search or this list"], ["?", "this list"]
+  ];
+  var QUIET_KEY = "ccreport-show-all";
+
+  // Messages the reader can see (hidden bookkeeping is skipped).
+  function messages() {
+    return Array.prototype.slice.call(document.querySelectorAll(".messages > .msg")).filter(function (m) {
+      return m.offsetParent !== null;
+    });
+  }
 
   function typing(t) {
     return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
@@ -94,7 +109,68 @@
     }
   }
 
+  // --- "show everything", expand / collapse all, the keys dialog ------------------------------------
+  function setQuiet(quiet) {
+    document.documentElement.classList.toggle("quiet", quiet);
+    var b = document.getElementById("show-all");
+    if (b) b.setAttribute("aria-pressed", quiet ? "false" : "true");
+    try { localStorage.setItem(QUIET_KEY, quiet ? "0" : "1"); } catch (e) { /* file:// storage may be unavailable */ }
+  }
+
+  function toggleQuiet() { setQuiet(!document.documentElement.classList.contains("quiet")); }
+
+  var dialog = null;
+  function keysDialog() {
+    if (dialog) return dialog;
+    dialog = document.createElement("dialog");
+    dialog.className = "keys";
+    dialog.id = "keys-dialog";
+    dialog.setAttribute("aria-labelledby", "keys-title");
+    var h = document.createElement("h2");
+    h.id = "keys-title";
+    h.textContent = "Keyboard shortcuts";
+    dialog.appendChild(h);
+    var table = document.createElement("table");
+    KEYS.forEach(function (row) {
+      var tr = document.createElement("tr"), k = document.createElement("td"), d = document.createElement("td");
+      row[0].split(" / ").forEach(function (key, i) {
+        if (i) k.appendChild(document.createTextNode(" / "));
+        var kbd = document.createElement("kbd");
+        kbd.textContent = key;
+        k.appendChild(kbd);
+      });
+      d.textContent = row[1];
+      tr.appendChild(k);
+      tr.appendChild(d);
+      table.appendChild(tr);
+    });
+    dialog.appendChild(table);
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "btn";
+    close.textContent = "Close";
+    close.addEventListener("click", function () { dialog.close(); });
+    dialog.appendChild(close);
+    dialog.addEventListener("click", function (e) { if (e.target === dialog) dialog.close(); });
+    document.body.appendChild(dialog);
+    return dialog;
+  }
+
+  function showKeys() {
+    var d = keysDialog();
+    if (d.open) d.close(); else if (d.showModal) d.showModal(); else d.setAttribute("open", "");
+  }
+
+  function onControl(b) {
+    var all_ = b.getAttribute("data-all");
+    if (all_) all(all_ === "open");
+    else if (b.id === "show-all") toggleQuiet();
+    else if (b.hasAttribute("data-keys")) showKeys();
+  }
+
   function onClick(e) {
+    var c = e.target.closest ? e.target.closest(".controls button, button[data-keys]") : null;
+    if (c) { onControl(c); return; }
     var b = e.target.closest ? e.target.closest("button[data-copy], button[data-copy-href]") : null;
     if (!b) return;
     var text = b.getAttribute("data-copy");
@@ -105,6 +181,8 @@
   function onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     var k = e.key;
+    if (k === "?") { e.preventDefault(); showKeys(); return; }
+    if (dialog && dialog.open) return;
     if (k === "/") {
       var q = document.getElementById("search-q");
       if (q) { e.preventDefault(); q.focus(); q.select(); }
@@ -115,6 +193,7 @@
     else if (k === "o") toggleFocused();
     else if (k === "e") all(true);
     else if (k === "c") all(false);
+    else if (k === "s") toggleQuiet();
     else return;
   }
 
@@ -130,6 +209,13 @@
   });
 
   function init() {
+    var shown = null;
+    try { shown = localStorage.getItem(QUIET_KEY); } catch (e) { /* ignore */ }
+    setQuiet(shown !== "1");
+    var controls = document.getElementById("controls");
+    if (controls) controls.hidden = false;
+    var kb = document.querySelectorAll("button[data-keys]");
+    for (var i = 0; i < kb.length; i++) kb[i].hidden = false;
     addPermalinkButtons();
     document.addEventListener("click", onClick);
     document.addEventListener("keydown", onKey);

@@ -53,3 +53,19 @@ def json_text(obj, indent: bool = False) -> str:
             except (TypeError, ValueError):
                 out.append(_json.dumps(str(x), ensure_ascii=False))
     return "".join(out)
+
+
+TITLE_MAX = 120  # a session's title, wherever it is shown
+
+
+def cut_words(text: str, n: int) -> str:
+    """Text on one line, cut at the last word boundary before n characters with "…" (a text with
+    no space in its first n characters is cut at n)."""
+    text = " ".join(str(text).split())
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    space = head.rfind(" ")
+    if space > n // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:.-") + "…"

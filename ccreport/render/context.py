@@ -59,6 +59,7 @@ class RenderContext:
     # Workflow run id → {"url": site-relative URL of the run's page, "status", "steps", "agents"}
     workflow_runs: dict = field(default_factory=dict)
     fork_point: str | None = None  # a forked transcript: the URL (from the page) of the parent at the fork
+    cwd: str | None = None  # the project's folder: paths inside it are shown relative to it
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative

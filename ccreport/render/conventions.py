@@ -44,8 +44,9 @@ def _into_last_fold(folds_html: str, extra: str) -> str:
     return folds_html[: -len(end)] + extra + end if folds_html.endswith(end) else folds_html + extra
 
 
-def user_text(text: str, entry: dict) -> tuple[str, str | None, str | None]:
-    """(html, message css class or None, header label or None) for one user text block.
+def user_text(text: str, entry: dict, as_markdown: bool = False) -> tuple[str, str | None, str | None]:
+    """(html, message css class or None, header label or None) for one user text block; a typed
+    text as Markdown when ``as_markdown`` (a sub-agent's prompt, written by the parent model).
 
     A convention whose view drops the tags around its content (a command chip, terminal output,
     a status card, …) is followed by its original text, folded (source_fold): nothing is lost.
@@ -62,7 +63,8 @@ def user_text(text: str, entry: dict) -> tuple[str, str | None, str | None]:
         return _into_last_fold(reminders, source_fold(text)), "user injected", "Injected"
     src = source_fold(text) if reminders else ""
     # A prompt can be a pasted 100 MB log: capped like every other block, the page says what was cut.
-    return f'<div class="prompt">{_capped(rest)}</div>{reminders}{src}', None, None
+    body = f'<div class="md">{markdown(rest)}</div>' if as_markdown else f'<div class="prompt">{_capped(rest)}</div>'
+    return f'{body}{reminders}{src}', None, None
 
 
 def _tagged_text(s: str, text: str) -> tuple[str, str, str] | None:

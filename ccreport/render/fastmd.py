@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from html import unescape
+from html import escape, unescape
+from urllib.parse import unquote
 from typing import Callable
 
 try:
@@ -73,23 +74,37 @@ def _quiet_render(text: str) -> str:
 _ALIGN = re.compile(r' style="text-align:\s*(left|center|right);?"')
 
 
-def _checked(html: str, pattern: re.Pattern, validate, allowed, refused) -> str:
-    """Every match of pattern (its first group the target URL) as allowed(*groups) when the target
-    passes validate, else as refused(*groups)."""
-    return pattern.sub(lambda m: (allowed if validate(unescape(m.group(1))) else refused)(*m.groups()), html)
+def _checked(html: str, pattern: re.Pattern, checks: tuple, shapes: tuple) -> str:
+    """Every match of pattern (its first group the target URL) in the shape of the first check its
+    target passes (the last shape when none does)."""
+    def one(m: re.Match) -> str:
+        url = unescape(m.group(1))
+        shape = next((f for check, f in zip(checks, shapes) if check(url)), shapes[-1])
+        return shape(*m.groups())
+    return pattern.sub(one, html)
 
 
-def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool]) -> str:
-    """HTML for ``text``; raises Unrenderable when the Rust renderer fails on it."""
+def _target(href: str) -> str:
+    # as markup.rlink_target: the URL as written, escaped again
+    return f' <code class="rlink-target">{escape(unquote(unescape(href)), quote=True)}</code>'
+
+
+def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool],
+           relative: Callable[[str], bool] = lambda url: False) -> str:
+    """HTML for ``text``; raises Unrenderable when the Rust renderer fails on it. Links and images
+    whose target passes ``validate`` stay links; ``relative`` ones (a file of the user's project)
+    show their text and target; any other shows its Markdown source."""
     html = _quiet_render(text)
     if "<a href=" in html:
-        html = _checked(html, _LINK, validate,
-                        lambda href, title, inner: f'<a href="{href}"{title} rel="noreferrer">{inner}</a>',
-                        lambda href, title, inner: f"[{inner}]({href}{_source_title(title)})")
+        html = _checked(html, _LINK, (validate, relative), (
+            lambda href, title, inner: f'<a href="{href}"{title} rel="noreferrer">{inner}</a>',
+            lambda href, title, inner: f'<span class="rlink">{inner}</span>{_target(href)}',
+            lambda href, title, inner: f"[{inner}]({href}{_source_title(title)})"))
     if "<img " in html:
-        html = _checked(html, _IMAGE, validate,
-                        lambda src, alt, title: f'<a class="ext-img" href="{src}" rel="noreferrer">[image: {alt or src}]</a>',
-                        lambda src, alt, title: f"![{alt}]({src}{_source_title(title)})")
+        html = _checked(html, _IMAGE, (validate, relative), (
+            lambda src, alt, title: f'<a class="ext-img" href="{src}" rel="noreferrer">[image: {alt or src}]</a>',
+            lambda src, alt, title: f'<span class="rlink">[image: {alt}]</span>{_target(src)}',
+            lambda src, alt, title: f"![{alt}]({src}{_source_title(title)})"))
     if ' style="text-align:' in html:
         # The CSP forbids style attributes: aligned cells get markup.py's class (al-left, …).
         html = _ALIGN.sub(lambda m: f' class="al-{m.group(1)}"', html)

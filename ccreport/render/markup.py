@@ -8,6 +8,7 @@ import os
 import re
 from contextlib import contextmanager
 from functools import lru_cache
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from pygments import highlight as _pyg_highlight
@@ -62,16 +63,49 @@ def safe_link(url) -> bool:
     return isinstance(url, str) and bool(_SAFE_LINK.match(url.strip()))
 
 
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+
+
+def relative_link(url) -> bool:
+    """True for a link to a file of the user's project (no scheme, not //host): it is shown as its
+    text and its target in code, never as a live link (it would resolve against this site)."""
+    if not isinstance(url, str):
+        return False
+    u = url.strip()
+    return bool(u) and not u.startswith("//") and not _SCHEME.match(u)
+
+
+def shown_link(url) -> bool:
+    """The links markdown parses as links: those that become links and those shown as text + target."""
+    return safe_link(url) or relative_link(url)
+
+
+def rlink_target(href: str) -> str:
+    """The target of a relative link as code (as written: the renderer's %-encoding undone)."""
+    return f' <code class="rlink-target">{esc(unquote(href))}</code>'
+
+
 def _render_image(self, tokens, idx, options, env):
     tok = tokens[idx]
     src = tok.attrGet("src") or ""
     alt = self.renderInline(tok.children or [], options, env) if tok.children else esc(tok.content)
+    if not safe_link(src):
+        return f'<span class="rlink">[image: {alt}]</span>{rlink_target(src)}'
     return f'<a class="ext-img" href="{esc(src)}" rel="noreferrer">[image: {alt or esc(src)}]</a>'
 
 
 def _render_link_open(self, tokens, idx, options, env):
+    href = tokens[idx].attrGet("href") or ""
+    env.setdefault("links", []).append(href)
+    if not safe_link(href):
+        return '<span class="rlink">'
     tokens[idx].attrSet("rel", "noreferrer")
     return self.renderToken(tokens, idx, options, env)
+
+
+def _render_link_close(self, tokens, idx, options, env):
+    href = env["links"].pop() if env.get("links") else ""
+    return "</span>" + rlink_target(href) if not safe_link(href) else self.renderToken(tokens, idx, options, env)
 
 
 def _render_cell_open(self, tokens, idx, options, env):
@@ -90,9 +124,10 @@ def _code_block(code: str, lang: str | None, _attrs=None) -> str:
 
 _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
 _md.enable(["table", "strikethrough"])
-_md.validateLink = safe_link
+_md.validateLink = shown_link
 _md.add_render_rule("image", _render_image)
 _md.add_render_rule("link_open", _render_link_open)
+_md.add_render_rule("link_close", _render_link_close)
 _md.add_render_rule("th_open", _render_cell_open)
 _md.add_render_rule("td_open", _render_cell_open)
 
@@ -107,7 +142,7 @@ def markdown(text: str) -> str:
         return pre(text)
     if _use_fast:
         try:
-            return fastmd.render(text, _code_block, safe_link)
+            return fastmd.render(text, _code_block, safe_link, relative_link)
         except fastmd.Unrenderable:
             pass  # a text the Rust port cannot take: the reference renderer can
     return _md.render(text)

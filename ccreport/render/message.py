@@ -3,6 +3,7 @@ conventions in user text by ``conventions.py`` (docs/render.md: the package's pa
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from ccreport.layout import page_name
@@ -10,7 +11,12 @@ from ccreport.model.messages import Message, ToolResult
 from ccreport.render import conventions, runs, teammates, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
-from ccreport.render.markup import esc, human_size, markdown, pre
+from ccreport.model.text import cut_words
+from ccreport.render.markup import esc, human_size, markdown, pre, strip_ansi
+
+# Hook output Claude Code writes as system lines ("Running PostToolUse:Edit...", "Stop [cmd] completed").
+_HOOK = re.compile(r"(Running )?(Pre|Post)ToolUse|(Running )?(Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|"
+                   r"Notification|PreCompact)\b")
 
 
 def usage_line(u: dict | None) -> str:
@@ -41,7 +47,8 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     typed = False  # a block a person typed keeps the message a "User" one, whatever else it holds
     for btype, payload in m.blocks:
         if btype == "text":
-            html, cls, lab = conventions.user_text(payload, m.entry)
+            # A sub-agent's prompt is written by the parent model: Markdown, like its answers.
+            html, cls, lab = conventions.user_text(payload, m.entry, as_markdown=m.sidechain)
             parts.append(html)
             if cls is None:
                 typed = True
@@ -81,7 +88,8 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
     err = m.entry.get("isApiErrorMessage") or m.entry.get("error")
     if err:
         parts = [_api_error_html(m.entry, parts)]
-    cls = "msg assistant" + (" api-error" if err else "") + (" side" if m.sidechain else "")
+    # A step of the turn: its header (model, tokens, time, link) shows on hover or focus (style.css).
+    cls = "msg assistant step" + (" api-error" if err else "") + (" side" if m.sidechain else "")
     meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
     label = "API error" if err else "Assistant"
     lines = f' data-lines="{len(m.lines)}"' if len(m.lines) > 1 else ""
@@ -109,10 +117,12 @@ def thinking_html(b: dict) -> str:
     text = b.get("thinking")
     if not isinstance(text, str) or not text.strip():
         signed = "with a signature, " if b.get("signature") else ""
-        return f'<div class="thinking empty">Thinking not recorded ({signed}no text in the transcript)</div>'
+        return (f'<details class="thinking empty chrome"><summary>Thinking not recorded</summary>'
+                f'<p class="note">{signed}no text in the transcript</p></details>')
     words = len(text.split())
-    return (f'<details class="thinking"><summary>Thinking <span class="dim">({words:,} words)</span></summary>'
-            f'<div class="md">{markdown(text)}</div></details>')
+    first = cut_words(next(ln for ln in text.splitlines() if ln.strip()), 110)
+    return (f'<details class="thinking"><summary>Thinking: <span class="think-head">{esc(first)}</span> '
+            f'<span class="dim">({words:,} words)</span></summary><div class="md">{markdown(text)}</div></details>')
 
 
 def _render_result(m: Message, ctx: RenderContext) -> str:
@@ -139,7 +149,7 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
         rows.append(conventions.meta_row(line, obj, size, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
     n = len(m.blocks)
-    return (f'<div class="msg meta" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '
+    return (f'<div class="msg meta chrome" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '
             f'{esc(label)}</summary>{"".join(rows)}</details></div>')
 
 
@@ -174,8 +184,24 @@ def _render_other(m: Message, ctx: RenderContext) -> str:
             f"({human_size(m.size)})</p>{json_block(m.entry)}</div></article>")
 
 
+def _render_system(m: Message, ctx: RenderContext) -> str:
+    """A system line; hook output and turn timings are chrome: folded, and hidden with the rest
+    of the bookkeeping until the page's "show everything" is on."""
+    html = conventions.system_note(m)
+    e = m.entry or {}
+    sub = e.get("subtype")
+    if sub in ("stop_hook_summary", "turn_duration") and not e.get("hookErrors") and not e.get("preventedContinuation"):
+        return html.replace('class="sysnote', 'class="chrome sysnote', 1)
+    text = strip_ansi(e.get("content")) if isinstance(e.get("content"), str) else ""
+    if sub is None and e.get("level") not in ("error", "warning") and _HOOK.match(text):
+        inner = html.replace(f' id="L{m.line}"', "", 1)
+        return (f'<div class="chrome hook" id="L{m.line}"><details><summary>Hook: {esc(cut_words(text, 90))}</summary>'
+                f'{inner}</details></div>')
+    return html
+
+
 _RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta, "fork": _render_fork,
-              "system": lambda m, ctx: conventions.system_note(m),
+              "system": _render_system,
               "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 
 

@@ -9,12 +9,14 @@ from dataclasses import asdict
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
 from ccreport.model.agents import agent_tree
+from ccreport.model.text import TITLE_MAX, cut_words
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.indexes import fmt_tokens, page_args
+from ccreport.site.outline import first_turn_url, outline
 from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
@@ -41,7 +43,9 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
     title = next((x.title for x in ordered if x.title), None)
-    return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
+    main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
+    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
+                       first_turn=first_turn_url(main_state.turns) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
@@ -54,9 +58,11 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
     slug = transcript_slug(x.id)
     sub = f"{url_name(slug)}/" if slug else ""
     by_transcript = (info.usage_report or {}).get("by_transcript", {})
+    # A sub-agent by what it was asked to do (or its type), its id below: ids are random hex.
+    ident = (x.agent_type or x.label) + f" {x.id}"
+    name = x.label if x.id == "main" else cut_words(x.description or x.agent_type or ident, 100)
     return {
-        "name": x.label if x.id == "main" else (x.agent_type or x.label) + f" {x.id}",
-        "description": x.description or (x.title if x.id != "main" else None),
+        "name": name, "description": None if x.id == "main" else ident if name != ident else x.title,
         "first_url": f"{sub}{page_name(1)}" if ts.pages else None,
         "messages": f"{x.messages:,}", "lines": f"{x.lines:,}", "malformed": x.malformed,
         "size": human_size(x.size), "tokens": fmt_tokens(x.usage or {}), "error": x.error,
@@ -84,8 +90,10 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     groups = []
     in_run = {t.id for t in s.agents if t.workflow_run}
     for kind, label in GROUP_LABELS.items():
-        rows = [_row(ts, info) for ts in states
-                if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind]
+        # In the order they started (their ids are random)
+        mine = sorted((ts for ts in states if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind),
+                      key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+        rows = [_row(ts, info) for ts in mine]
         if rows:
             groups.append({"label": label, "rows": rows})
     counts: Counter = Counter()
@@ -96,8 +104,10 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
                  counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
+    main_turns = main.turns if main else []
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
+        outline=outline(main_turns, info.cwd),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)

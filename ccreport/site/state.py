@@ -3,7 +3,7 @@
 All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
 format is rebuilt whole)::
 
-    out/.ccreport/state.json             {"format": 5, "ccreport": version, "fingerprint": of
+    out/.ccreport/state.json             {"format": 6, "ccreport": version, "fingerprint": of
                                           templates, assets and code, "options": render_options(),
                                           "titles": {project dir: title in its headings},
                                           "title_sources": {project dir: {"title", "seen": [[path,
@@ -28,7 +28,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-FORMAT = 5  # 5: typed session state (nested summary); 4: usage ledgers in the session file
+FORMAT = 6  # 6: turns (model.turns) per transcript; 5: typed session state (nested summary); 4: usage ledgers
 HEAD_BYTES = 64 * 1024
 
 
@@ -90,6 +90,8 @@ class TranscriptState:
     meta: list | None = None  # [agent_type, description] from its meta.json
     dir_mtime_ns: int | None = None  # its output folder's mtime after the build (site/plan.py)
     team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
+    turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
+    turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
 
     @property
     def last_page(self) -> int:
@@ -109,6 +111,7 @@ class SessionInfo(Figures):
     transcripts: int = 0
     pages: int = 0
     usage_report: dict | None = None  # model.usage: totals, by model, by day
+    first_turn: str | None = None  # the first prompt, from the session folder ("page-0001.html#L3")
 
 
 @dataclass

@@ -15,6 +15,8 @@ from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, pag
 from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
+from ccreport.model.text import TITLE_MAX, cut_words
+from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
@@ -22,6 +24,7 @@ from ccreport.render.markup import colours_in_browser
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env
 from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
+from ccreport.render.turns import continues_note, turn_line
 from ccreport.site import search
 from ccreport.site.agentpages import back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
@@ -63,6 +66,8 @@ class _Pages:
     keys: set
     renders: object  # rendercache.TranscriptRenders, or None
     rel: str  # the transcript's folder in the site
+    builder: Builder  # its carry names the session (title) and its folder (cwd) as far as read
+    turns: Turns  # the prompts so far (model.turns), fed each page's messages as it is written
 
 
 def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
@@ -90,6 +95,8 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
+    state.turns = resume.turns  # Turns.resume keeps those before the mark
+    state.turns_mark = resume.turns_mark
     return state, docs, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -107,9 +114,10 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     state, docs, (start_no, start_line, start_offset, carry) = _start(t, resume, (run.kept_docs or {}).get(t.id) or {})
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
-    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders,
-                   transcript_dir(s.project.dir_name, s.id, t.id))
     builder = Builder(carry)
+    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders,
+                   transcript_dir(s.project.dir_name, s.id, t.id), builder,
+                   Turns.resume(state.turns, state.turns_mark) if resume is not None else Turns())
     try:
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
@@ -125,6 +133,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         if renders is not None:
             renders.end_pass()
     state.agent_keys = sorted(pages.keys)
+    state.turns = pages.turns.to_json()
     _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
@@ -183,10 +192,18 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
             pages.keys.add(call.id)
 
 
+def _page_title(pages: _Pages) -> str:
+    """The session's title as far as read (a sub-agent's page: its description or type)."""
+    t = pages.t
+    if t.kind == "main":
+        return cut_words(title_of(pages.builder.carry) or "(untitled session)", TITLE_MAX)
+    return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
+
+
 def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: str) -> dict:
     s, t, title = pages.run.session, pages.t, pages.run.project_title
     root = depth_root(pages.rel)
-    heading = f"{title} · {s.id[:8]}" + ("" if t.kind == "main" else f" · {t.label} {t.id}")
+    heading = _page_title(pages)
     crumbs = transcript_crumbs(s, t, root, title)
     return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
                           "transcript"),
@@ -199,7 +216,34 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
                 window_before=[(n, page_name(n)) for n in range(max(2, page.no - 3), page.no)],
                 overview_url=("../" if t.id != "main" else "") + "index.html",
                 parent_link=pages.parent_url, parent_label=back_link_label(s, t), run_link=run_link(s, t, root),
-                pending=pending)
+                pending=pending, continues=None)
+
+
+def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, dict | None]:
+    """The page's parts in order, as (id, HTML): each message, and after each prompt the quiet
+    line of what followed it on this page; and the turn the page continues (None: it starts
+    with a prompt, or before any)."""
+    run = pages.run
+    open_turn = pages.turns.turns[-1] if pages.turns.turns else None
+    pages.state.turns_mark = pages.turns.mark()
+    parts = pages.turns.feed_page(page.messages, page.no)
+    after = {turn.line: (turn, figs) for turn, figs in parts if turn is not None and turn.page == page.no}
+    items = []
+    continued = parts[0] if parts and open_turn is not None and parts[0][0] is open_turn else None
+    if continued is not None:
+        items.append(("turn-cont", turn_line("turn-cont", continued[1], None)))
+    if pages.renders is not None:
+        pages.renders.begin_page()
+    for m in page.messages:
+        with colours_in_browser():
+            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx)
+        items.append((f"L{m.line}", html))
+        if m.line in after:
+            turn, figs = after[m.line]
+            items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
+        _note_calls(pages, page, m)
+        _note_team(pages, m)
+    return items, continues_note(continued[0]) if continued is not None else None
 
 
 def write_page(pages: _Pages, page: Page, pending: int) -> str:
@@ -210,22 +254,16 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     lines = {no for m in page.messages for no in m.lines}
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
                         copy_tool_result=run.copy_tool_result, workflow_runs=run.workflow_runs,
-                        fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None)
-    parts = []
-    if pages.renders is not None:
-        pages.renders.begin_page()
-    for m in page.messages:
-        with colours_in_browser():
-            parts.append(pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx))
-        _note_calls(pages, page, m)
-        _note_team(pages, m)
-    body = _fold_forked(page.messages, parts) if parts else '<p class="dim">This transcript is empty.</p>'
-    args = _page_template_args(pages, page, lines, pending, body)
+                        fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None,
+                        cwd=pages.builder.carry.get("cwd"))
+    items, continues = _page_items(pages, page, ctx)
+    body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
+    args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
     html = env().get_template("page.html").render(**args)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
     wrote = run.writer.write(page_rel, html)
     if pages.renders is not None:
-        _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
+        _remember_page(pages, page_rel, dict(items), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
 
@@ -239,12 +277,14 @@ def _fork_parent_known(s: Session, page: Page) -> bool:
     return False
 
 
-def _fold_forked(messages: list, parts: list[str]) -> str:
-    """The page's messages, each run of lines copied from a fork's parent in one fold."""
+def _fold_forked(messages: list, items: list[tuple[str, str]]) -> str:
+    """The page's items, each run of messages copied from a fork's parent (with their turn lines) in one fold."""
+    forked = {f"L{m.line}" for m in messages if m.forked}
+    forked |= {"turn-" + k for k in forked}
     out: list[str] = []
     run: list[str] = []
-    for m, html in zip(messages, parts):
-        if m.forked:
+    for key, html in items:
+        if key in forked:
             run.append(html)
             continue
         if run:

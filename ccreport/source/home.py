@@ -274,8 +274,9 @@ def _scan_project(project: Project, inside: _Inside) -> None:
         project.session(sid).agents.append(t)
     for s in project.sessions.values():
         # Parents before the agents they started (spawnDepth): a nested agent's back-link is the
-        # parent's call, noted as the parent renders.
-        s.agents.sort(key=lambda t: (t.kind != "agent", t.spawn_depth or 1, t.mtime_ns, t.id))
+        # parent's call, noted as the parent renders. Not by mtime: a checkout sets the mtimes in
+        # whatever order it writes the files, and the pages must not depend on it.
+        s.agents.sort(key=lambda t: (t.kind != "agent", t.spawn_depth or 1, t.id))
     # Sessions whose folder held only tool-results and no transcript are not sessions.
     project.sessions = {sid: s for sid, s in project.sessions.items() if s.transcripts}
 

@@ -40,9 +40,12 @@ def test_appended_lines_appear_without_reload(ctx, tmp_path):
         append(main_file(running.home), conversation(1, start=700))
         page.wait_for_selector("text=reply number 700", timeout=WAIT)
         assert page.evaluate("window.__notReloaded") is True
-        ids = page.eval_on_selector_all("#messages > [id]", "els => els.map(e => e.id)")
+        ids = page.eval_on_selector_all("#messages > [id^=L]", "els => els.map(e => e.id)")
         assert len(ids) == len(set(ids)) == 6 + 1 + 2  # 3 turns, the malformed line, the new turn
         assert ids[-2:] == ["L8", "L9"]
+        # the new turn's quiet line came in with it, after its prompt (turns stay one block live)
+        every = page.eval_on_selector_all("#messages > [id]", "els => els.map(e => e.id)")
+        assert every[-3:] == ["L8", "turn-L8", "L9"] and len(every) == len(set(every))
         # A reply that arrives in two lines of one API response grows the message in place.
         append(main_file(running.home), [
             user("u800", "run it", ts="2025-06-01T12:00:00.000Z"),

@@ -127,7 +127,7 @@ def test_an_append_pushes_the_page_first_with_only_the_new_messages(tmp_path):
         # The page leaves on its own, before the session overview and the indexes are redone.
         assert ev["urls"] == [PAGE]
         frag = ev["fragments"][PAGE]
-        assert frag["ids"] == ["L8", "L9"] and frag["removed"] == []
+        assert frag["ids"] == ["L8", "turn-L8", "L9"] and frag["removed"] == []
         assert "prompt number 500" in frag["html"] and 'id="L7"' not in frag["html"]
         later = stream.event()
         while "index.html" not in later["urls"]:
@@ -194,7 +194,7 @@ def test_fragments_grow_replace_and_remove_messages_in_the_browser(ctx, tmp_path
         # (L12 is still an anchor inside L11: only the top-level message goes.)
         page.wait_for_function("() => !document.querySelector('#messages > #L12') && document.getElementById('L11').textContent.includes('second part')",
                                timeout=WAIT)
-        ids = page.eval_on_selector_all("#messages > [id]", "els => els.map(e => e.id)")
+        ids = page.eval_on_selector_all("#messages > [id^=L]", "els => els.map(e => e.id)")
         assert ids[-4:] == ["L7", "L8", "L9", "L11"] and len(ids) == len(set(ids))
         # All of it came in the events: the page itself was not fetched again.
         assert page_fetches(page) == fetched

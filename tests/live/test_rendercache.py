@@ -254,7 +254,8 @@ def test_fragment_holds_the_new_and_changed_messages_and_names_the_gone(home, tm
     ])
     f.update()
     frag = f.cache.take_fragments()[PAGE]
-    assert frag["ids"] == ["L7", "L8"] and frag["removed"] == []
+    # the new prompt, its turn's figures line (render.turns) and the reply
+    assert frag["ids"] == ["L7", "turn-L7", "L8"] and frag["removed"] == []
     assert frag["html"].startswith('<main id="main">') and frag["html"].endswith("</main>")
     assert 'id="L7"' in frag["html"] and 'id="L8"' in frag["html"] and 'id="L6"' not in frag["html"]
     assert "call it &lt;b&gt;now&lt;/b&gt;" in frag["html"]  # escaped, as on the page
@@ -275,7 +276,7 @@ def test_fragment_holds_the_new_and_changed_messages_and_names_the_gone(home, tm
         fh.write(json.dumps(more).encode() + b"\n" + cont[:40])
     f.update()
     frag = f.cache.take_fragments()[PAGE]
-    assert frag["ids"] == ["L10", "L11"] and "unfinished last line" in frag["html"]
+    assert frag["ids"] == ["turn-L7", "L10", "L11"] and "unfinished last line" in frag["html"]
     with open(main_file(home), "ab") as fh:
         fh.write(cont[40:] + b"\n")
     f.update()
@@ -295,7 +296,7 @@ def test_fragment_of_a_page_that_closes_carries_its_new_pager(tmp_path):
     f.update()
     frags = f.cache.take_fragments()
     assert list(frags) == [PAGE]  # page 2 is new: no earlier version, the whole page is the news
-    assert 'rel="next"' in frags[PAGE]["html"] and frags[PAGE]["ids"] == ["L5"]
+    assert 'rel="next"' in frags[PAGE]["html"] and frags[PAGE]["ids"] == ["L5", "turn-L5"]
 
 
 def test_follow_warms_the_pages_it_is_told_were_viewed(home, tmp_path, opts):

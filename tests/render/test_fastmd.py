@@ -31,7 +31,7 @@ SAME = [
 
 
 def fast(text: str) -> str:
-    return fastmd.render(text, markup._code_block, markup.safe_link)
+    return fastmd.render(text, markup._code_block, markup.safe_link, markup.relative_link)
 
 
 @pytest.mark.parametrize("text", SAME)

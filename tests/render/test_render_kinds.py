@@ -86,7 +86,7 @@ def test_edit_uses_structured_patch_with_path_and_counts():
     html = render(call("Edit", {"file_path": "/p/app.py", "old_string": "if n <= 0:", "new_string": "if n < 1:"},
                        "The file /p/app.py has been updated.", {"filePath": "/p/app.py", "structuredPatch": patch}))
     s = summary_of(html)
-    assert '<code class="path">/p/app.py</code>' in s
+    assert '<code class="path">/<wbr>p/<wbr>app.py</code>' in s
     assert '<span class="dadd">+1</span> <span class="ddel">−1</span>' in s
     assert '<span class="hunk">@@ -11,3 +11,3 @@\n</span>' in html
     assert '<span class="del">-        if n &lt;= 0:\n</span>' in html
@@ -114,7 +114,7 @@ def test_write_highlighted_numbered_and_folded_when_long():
         html = render(call("Write", {"file_path": "/p/gen.py", "content": content}, "File created",
                            {"type": "create", "filePath": "/p/gen.py", "content": content, "structuredPatch": []}))
     s = summary_of(html)
-    assert "/p/gen.py" in s and "81 lines, new file" in s
+    assert "/<wbr>p/<wbr>gen.py" in s and "81 lines, new file" in s
     # The site leaves the colours to the browser (assets/code.js): the language by extension, plain text.
     assert '<pre class="code hl num" tabindex="0" data-lang="python"><span class="ln">1</span><span class="lsep">\t</span>import os' in html
     assert '<details class="more"><summary>show all 81 lines</summary><pre class="code hl num cont" tabindex="0" data-lang="python">' in html
@@ -229,7 +229,7 @@ def test_grep_glob_ls_file_lists_with_counts():
                      {"filenames": ["a.py", "b.py", "c.py"], "numFiles": 3, "truncated": True}))
     assert "3 files (truncated)" in gl
     ls = render(call("LS", {"path": "/p"}, "- /p/\n  - a.py\n  - sub/\n    - b.py\n"))
-    assert "3 entries" in ls and '<code class="path">/p</code>' in summary_of(ls)
+    assert "3 entries" in ls and '<code class="path">/<wbr>p</code>' in summary_of(ls)
 
 
 # --- task lists -------------------------------------------------------------------------------------
@@ -425,7 +425,7 @@ def test_api_errors_as_error_notes():
         {"type": "system", "subtype": "api_error", "uuid": "s1", "timestamp": "2025-06-01T10:00:00.000Z", "level": "error",
          "error": {"status": 529, "error": {"type": "overloaded_error", "message": "Overloaded"}},
          "retryInMs": 2000, "retryAttempt": 1, "maxRetries": 10}])
-    assert 'class="msg assistant api-error"' in html
+    assert 'class="msg assistant step api-error"' in html
     assert '<span class="chip errchip">HTTP 529</span> <span class="chip errchip">server_error</span>' in html
     assert "API error HTTP 529 overloaded_error: Overloaded — retry 1/10 in 2.0 s" in html
     assert "rawjson" not in html
@@ -469,8 +469,9 @@ def test_persisted_output_links_copied_file(tmp_path):
 def test_thinking_not_recorded_and_recorded():
     html = render([assistant("a1", [{"type": "thinking", "thinking": "", "signature": "Eq"},
                                     {"type": "thinking", "thinking": "step *one*", "signature": "Eq"}])])
-    assert "Thinking not recorded (with a signature, no text in the transcript)" in html
-    assert '<details class="thinking"><summary>Thinking <span class="dim">(2 words)</span></summary>' in html
+    assert "Thinking not recorded</summary>" in html and "with a signature, no text in the transcript" in html
+    assert "Thinking: <span class=\"think-head\">step *one*</span>" in html  # the first line in the fold's summary
+    assert '<span class="dim">(2 words)</span></summary>' in html
 
 
 def test_per_message_model_tokens_and_time():

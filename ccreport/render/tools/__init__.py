@@ -16,6 +16,7 @@ import orjson
 from ccreport.model.messages import ToolCall
 from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
+from ccreport.render.paths import relative
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
 from ccreport.render.tools.base import as_str, extra_of, generic_result, input_of, ok_text, short, tool_summary
 from ccreport.render.tools.files import change_counts, v_edit, v_read, v_write
@@ -107,10 +108,22 @@ def render_call(call, ctx) -> str:
             # Views skip the structured result of a failed call; it may still say what happened.
             inner += f'<details class="raw"><summary>structured result (toolUseResult)</summary>{kv_table(r.extra)}</details>'
         result = f'<div class="tout{" err" if err else ""}" id="L{r.line}"><div class="lbl">Result</div>{inner}</div>'
+    body = _full_path(call, ctx) + (body or "")
     tin = f'<div class="tin">{body}</div>' if body else ""
     return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}">'
             f'<summary><span class="tname">{tool_label(name)}</span> <span class="tsum">{summary}</span> {status}</summary>'
             f'{tin}{result}</details>')
+
+
+def _full_path(call, ctx) -> str:
+    """The full path of a call's file when its summary shows it relative to the project (paths.py)."""
+    cwd = getattr(ctx, "cwd", None)
+    inp = call.input if isinstance(call.input, dict) and cwd else {}
+    for key in ("file_path", "notebook_path", "path"):
+        v = inp.get(key)
+        if isinstance(v, str) and relative(v, cwd) != v:
+            return f'<p class="fullpath small dim">{esc(v)}</p>'
+    return ""
 
 
 def result_only_html(res, name, ctx) -> str:

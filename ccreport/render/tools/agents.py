@@ -112,7 +112,7 @@ def v_plan(call, inp: dict, x: dict, ctx):
     summary = esc(short(tool_summary(call), 120))
     body = f'<div class="md plan">{markdown(plan)}</div>' if plan else kv_table(inp)
     if x.get("filePath"):
-        body += f'<p class="dim">Saved to {path_html(as_str(x["filePath"]))}</p>'
+        body += f'<p class="dim">Saved to {path_html(as_str(x["filePath"]), ctx)}</p>'
     return summary, body, None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ccreport.model.text import to_text
 from ccreport.render.blocks import kv_table, result_content_html
 from ccreport.render.conventions import output_text
+from ccreport.render import paths
 from ccreport.render.markup import esc
 
 def as_str(v) -> str:
@@ -78,8 +79,9 @@ def small_result(call, ctx) -> str | None:
     return f'<p class="confirm">{esc(t)}</p>' if t and len(t) < 1000 and "<" not in t else None
 
 
-def path_html(path: str) -> str:
-    return f'<code class="path">{esc(path)}</code>'
+def path_html(path: str, ctx=None) -> str:
+    """A path, relative to the project's folder when inside it (render.paths)."""
+    return paths.path_html(path, getattr(ctx, "cwd", None))
 
 
 def chips(obj: dict, spec) -> list[str]:

@@ -25,7 +25,7 @@ def v_read(call, inp: dict, x: dict, ctx):
         rng = f"lines {esc(start)}–{esc(start + lim - 1)}" if isinstance(start, int) and isinstance(lim, int) else f"from line {esc(start)}"
     if inp.get("pages"):
         rng += f" pages {esc(inp['pages'])}"
-    summary = path_html(path) + (f' <span class="dim">{rng}</span>' if rng else "")
+    summary = path_html(path, ctx) + (f' <span class="dim">{rng}</span>' if rng else "")
     body = rest_table(inp, ("file_path", "offset", "limit"))
     r = call.result
     res = None
@@ -82,7 +82,7 @@ def change_counts(call) -> tuple[int, int] | None:
 def v_edit(call, inp: dict, x: dict, ctx):
     path = tool_summary(call)
     lines = edit_lines(inp, x)
-    summary = path_html(path) + diff_stat(lines)
+    summary = path_html(path, ctx) + diff_stat(lines)
     if inp.get("replace_all"):
         summary += ' <span class="chip">all occurrences</span>'
     if isinstance(inp.get("edits"), list):
@@ -116,7 +116,7 @@ def v_write(call, inp: dict, x: dict, ctx):
     content = as_str(inp.get("content"))
     n = line_count(content)
     kind = {"create": "new file", "update": "overwritten"}.get(as_str(x.get("type")), "")
-    summary = path_html(path) + f' <span class="dim">{plural(n, "line")}{", " + kind if kind else ""}</span>'
+    summary = path_html(path, ctx) + f' <span class="dim">{plural(n, "line")}{", " + kind if kind else ""}</span>'
     lines = patch_lines(x.get("structuredPatch")) if x.get("type") == "update" else None
     if lines:
         body = diff_html(lines) + f'<details class="more"><summary>full content ({plural(n, "line")})</summary>{numbered(content, filename=path, fold=False)}</details>'

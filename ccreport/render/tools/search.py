@@ -13,7 +13,7 @@ from ccreport.render.tools.base import (as_str, chip_line, ok_text, path_html, p
                                         short, tool_summary)
 
 
-def _search_summary(call, inp: dict) -> str:
+def _search_summary(call, inp: dict, ctx=None) -> str:
     pat = tool_summary(call)
     path = as_str(inp.get("path"))
     bits = []
@@ -22,12 +22,12 @@ def _search_summary(call, inp: dict) -> str:
         if v not in (None, "", False):
             bits.append(f"{k}={short(as_str(v) if not isinstance(v, list) else ','.join(map(as_str, v)), 40)}")
     return (f"<code>{esc(short(pat, 100))}</code>" if pat else "") + (
-        f' <span class="dim">in</span> {path_html(path)}' if path else "") + (
+        f' <span class="dim">in</span> {path_html(path, ctx)}' if path else "") + (
         f' <span class="dim">{esc(" ".join(bits))}</span>' if bits else "")
 
 
 def v_search(call, inp: dict, x: dict, ctx):
-    summary = _search_summary(call, inp)
+    summary = _search_summary(call, inp, ctx)
     res = None
     r = call.result
     if r is not None and not r.is_error:
