@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from ccreport import __version__
-from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
+from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
 from ccreport.render.resources import asset_names, env
@@ -29,7 +29,7 @@ def fmt_tokens(u: dict) -> str:
 
 
 def _session_rows(infos: list, reports: dict) -> list[dict]:
-    return [{"url": f"{url_name(i.id)}/{INDEX}", "title": i.title, "id": i.id,
+    return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id,
              "first_prompt": (i.prompt or "")[:200], "started": local_date(i.first_ts),
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),

@@ -11,7 +11,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
+from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, tool_results_url
+from ccreport.layout import transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search
@@ -77,10 +78,11 @@ def _new_run(job: SessionJob) -> SessionRun:
     s, old = job.session, job.old
     pdir = s.project.dir_name
     writer = Writer(job.out)
+    copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer)
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
-        copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
+        copy_tool_result=copy,
         render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
