@@ -243,7 +243,8 @@ def _attachment_body(att: dict) -> str:
 
 # --- tool output text -------------------------------------------------------------------------
 _PERSISTED = re.compile(r"<persisted-output>(.*?)(?:</persisted-output>|\Z)", re.S)
-_SAVED_TO = re.compile(r"Full output saved to:\s*(\S+)")
+# The rest of the line: the home's folder names may hold spaces or tabs.
+_SAVED_TO = re.compile(r"Full output saved to:[ \t]*([^\n]*[^\s])")
 _SIZE = re.compile(r"Output too large \(([^)]*)\)")
 
 
