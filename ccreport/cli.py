@@ -46,6 +46,29 @@ def _errors(cannot: str | None = None, code: int = 2):
         _fail(f"{cannot}: {exc.strerror or exc}", code)
 
 
+def _lock_site(out: Path, command: str):
+    """The site's lock (site/lock.py), held: another writer at work → exit 2, naming it."""
+    from ccreport.site.lock import SiteLock, SiteLocked
+
+    lock = SiteLock(out, f"ccreport {command} " + " ".join(sys.argv[2:])[:200])
+    try:
+        lock.acquire()
+    except SiteLocked as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
+    return lock
+
+
+@contextmanager
+def _one_writer(out: Path, command: str):
+    lock = _lock_site(out, command)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 class _Progress:
     """A progress bar on stderr (a terminal only), shown once the build has taken more than a second.
 
@@ -121,7 +144,7 @@ def build(home, out, page_size, jobs, quiet):
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     progress = _Progress(not quiet)
     try:
-        with _errors(f"cannot write the site to {out}"):
+        with _one_writer(out, "build"), _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
@@ -157,8 +180,14 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
 
     home = resolve_home(str(home) if home else None)
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
-    with _errors(f"cannot write the site to {out}"):
-        res = run_build(home, out, opts)
+    # Live, the follower writes the site as long as the server runs: the lock is held until then.
+    lock = _lock_site(out, "serve")
+    try:
+        with _errors(f"cannot write the site to {out}"):
+            res = run_build(home, out, opts)
+    finally:
+        if not watch:
+            lock.release()
     _report(res, out, quiet)
     if not is_loopback(host):
         click.echo(f"ccreport: warning: listening on {host}, not loopback: anyone who can reach this address can "
@@ -187,6 +216,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet):
         click.echo("ccreport: stopping", err=True)
     finally:
         running.stop()
+        lock.release()
 
 
 @cli.command()
@@ -225,7 +255,7 @@ def watch(home, out, page_size, quiet):
     from ccreport.live.follow import run_watch as run
 
     home = resolve_home(str(home) if home else None)
-    with _errors(f"cannot write the site to {out}"):
+    with _one_writer(out, "watch"), _errors(f"cannot write the site to {out}"):
         code = run(home, out, Options(page_size=page_size, jobs=os.cpu_count() or 1), quiet=quiet)
     sys.exit(code)
 
