@@ -73,3 +73,50 @@ def atomic_write(path: Path, raw: bytes) -> None:
             fh.write(raw)
         except OSError as exc:
             raise WriteError(exc.errno, exc.strerror, str(path)) from exc
+
+
+class Batch:
+    """Files that go into place together (an export's parts): each is written to a temporary name
+    beside its place; ``commit`` moves them all, ``abort`` removes them all (all_or_none)."""
+
+    def __init__(self):
+        self.pending: list[tuple[Path, Path]] = []  # (temporary, final)
+
+    @contextmanager
+    def file(self, path: Path):
+        """A binary file to write; it goes into place on ``commit``."""
+        tmp = _tmp_path(path)
+        fh = _open_new(tmp, path)
+        self.pending.append((tmp, path))
+        with fh:
+            yield fh
+            try:
+                fh.flush()
+            except OSError as exc:
+                raise WriteError(exc.errno, exc.strerror, str(path)) from exc
+
+    def commit(self) -> None:
+        for tmp, path in self.pending:
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise WriteError(exc.errno, exc.strerror, str(path)) from exc
+        self.pending = []
+
+    def abort(self) -> None:
+        for tmp, _ in self.pending:
+            with suppress(OSError):
+                tmp.unlink()
+        self.pending = []
+
+
+@contextmanager
+def all_or_none():
+    """A Batch: every file written in the block is in place when it ends, none when it fails."""
+    batch = Batch()
+    try:
+        yield batch
+        batch.commit()
+    except BaseException:
+        batch.abort()
+        raise

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ccreport.render.markup import strip_ansi
 from ccreport.render.tools.base import short
+from ccreport.fs import Batch
 from ccreport.share.export import write_text
 from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 
@@ -124,8 +125,8 @@ class Packer:
 class Sink:
     """Where finished parts go: files (FILE, or FILE.partN.md) or a stream."""
 
-    def __init__(self, out: Path | None, stream):
-        self.out, self.stream = out, stream
+    def __init__(self, out: Path | None, stream, batch: Batch | None = None):
+        self.out, self.stream, self.batch = out, stream, batch
         self.header = None  # the packer's part header, set once the packer exists
         self.first: str | None = None  # part 1, held until we know whether a part 2 follows
         self.files: list[Path] = []
@@ -149,5 +150,5 @@ class Sink:
                 self.stream.write("\n" + PART_MARKER + "\n\n")
             self.stream.write(text)
             return
-        write_text(path, text)
+        write_text(self.batch, path, text)
         self.files.append(path)

@@ -11,6 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ccreport.fs import WriteError
 from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, tool_results_url
 from ccreport.layout import transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
@@ -53,6 +54,10 @@ def run_job(job: SessionJob) -> SessionOutcome:
     """update_session, with one broken session reported instead of taking the archive down."""
     try:
         return update_session(job)
+    except WriteError as exc:  # a full disk, a read-only folder: the site's fault, not the session's
+        s = job.session
+        return SessionOutcome(errors=[f"{s.project.dir_name}/{s.id}: cannot write {exc.filename}: "
+                                      f"{exc.strerror or exc}"])
     except Exception as exc:
         s = job.session
         detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
