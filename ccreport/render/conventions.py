@@ -8,7 +8,7 @@ import re
 
 from ccreport.model.text import json_text, to_text
 from ccreport.render.blocks import fmt_time, json_block, kv_table
-from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
+from ccreport.render.markup import ansi_to_html, cut, esc, human_size, markdown, pre, source_fold
 
 
 def tag_text(name: str, text: str) -> str | None:
@@ -171,7 +171,9 @@ def system_note(m) -> str:
     label = esc(sub or "system")
     body = pre(content) if content else json_block(e)
     if content and len(content) < 300 and "\n" not in content:
-        return f'<div class="{cls}" {anchor}><span class="dim">{label}:</span> {esc(content)} {when}</div>'
+        # (hook output carries ANSI colours: shown as colours, the escapes kept in the source fold)
+        src = source_fold(content) if "\x1b" in content else ""
+        return f'<div class="{cls}" {anchor}><span class="dim">{label}:</span> {ansi_to_html(content)} {when}{src}</div>'
     return f'<div class="{cls}" {anchor}><details><summary>{label} {when}</summary>{body}</details></div>'
 
 

@@ -10,7 +10,7 @@ from ccreport.model.messages import Message, ToolResult
 from ccreport.render import conventions, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
-from ccreport.render.markup import esc, human_size, markdown, pre
+from ccreport.render.markup import esc, human_size, markdown, pre, show_controls
 
 
 def usage_line(u: dict | None) -> str:
@@ -32,7 +32,8 @@ def _header(who: str, m: Message, extra: str = "") -> str:
 
 
 def render_message(m: Message, ctx: RenderContext) -> str:
-    return _RENDERERS.get(m.kind, _render_other)(m, ctx)
+    # (markdown and code colouring escape text their own way: their output is checked here once)
+    return show_controls(_RENDERERS.get(m.kind, _render_other)(m, ctx))
 
 
 def _render_user(m: Message, ctx: RenderContext) -> str:

@@ -31,8 +31,10 @@ def assets_dir() -> Path:
 @lru_cache(maxsize=1)
 def env() -> Environment:
     """One compiled template environment per process."""
+    # finalize: a title or a name with a control character shows it as a symbol (markup.show_controls)
     return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                       finalize=lambda v: markup.show_controls(v) if isinstance(v, str) else v)
 
 
 @lru_cache(maxsize=1)
