@@ -1,5 +1,5 @@
 """Files written whole or not at all: the one atomic write every stage uses (pages, blobs, state,
-exports)."""
+exports), and its form for several files that go into place together (an export's parts)."""
 
 from __future__ import annotations
 
@@ -41,38 +41,6 @@ def _open_new(tmp: Path, path: Path):
             raise WriteError(exc.errno, exc.strerror, str(path)) from exc
     except OSError as exc:
         raise WriteError(exc.errno, exc.strerror, str(path)) from exc
-
-
-@contextmanager
-def atomic_file(path: Path):
-    """A binary file to write; it replaces ``path`` whole when the block ends, and is removed when
-    the block fails (a reader never sees a half-written file; a big export is streamed, not held).
-    A failure of the file itself (creating, flushing, moving it into place) is a WriteError."""
-    tmp = _tmp_path(path)
-    fh = _open_new(tmp, path)
-    try:
-        with fh:
-            yield fh
-            try:
-                fh.flush()
-            except OSError as exc:
-                raise WriteError(exc.errno, exc.strerror, str(path)) from exc
-        try:
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise WriteError(exc.errno, exc.strerror, str(path)) from exc
-    except BaseException:
-        with suppress(OSError):
-            tmp.unlink()
-        raise
-
-
-def atomic_write(path: Path, raw: bytes) -> None:
-    with atomic_file(path) as fh:
-        try:
-            fh.write(raw)
-        except OSError as exc:
-            raise WriteError(exc.errno, exc.strerror, str(path)) from exc
 
 
 class Batch:
@@ -120,3 +88,20 @@ def all_or_none():
     except BaseException:
         batch.abort()
         raise
+
+
+@contextmanager
+def atomic_file(path: Path):
+    """A binary file to write; it replaces ``path`` whole when the block ends, and is removed when
+    the block fails (a reader never sees a half-written file; a big export is streamed, not held).
+    A failure of the file itself (creating, flushing, moving it into place) is a WriteError."""
+    with all_or_none() as batch, batch.file(path) as fh:
+        yield fh
+
+
+def atomic_write(path: Path, raw: bytes) -> None:
+    with atomic_file(path) as fh:
+        try:
+            fh.write(raw)
+        except OSError as exc:
+            raise WriteError(exc.errno, exc.strerror, str(path)) from exc
