@@ -54,7 +54,8 @@ def esc(value) -> str:
         # str() of a str subclass (markupsafe.Markup) is a plain str, so its escaping ``replace``
         # never double-escapes; other values become their text (JSON for lists/objects).
         value = str(value) if isinstance(value, str) else to_text(value)
-    if CONTROL_CHARS.search(value) is not None:
+    # (isprintable: a fast C scan that clears most short strings; one with a newline is searched)
+    if not value.isprintable() and CONTROL_CHARS.search(value) is not None:
         value = value.translate(_PICTURES)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
