@@ -69,6 +69,27 @@ def default_site() -> Path:
     """Where `serve` builds when not told: the user's cache folder, never the current one."""
     cache = os.environ.get("XDG_CACHE_HOME") or ""
     return (Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache") / "ccreport" / "site"
+def _lock_site(out: Path, command: str):
+    """The site's lock (site/lock.py), held: another writer at work → exit 2, naming it."""
+    from ccreport.site.lock import SiteLock, SiteLocked
+
+    lock = SiteLock(out, f"ccreport {command} " + " ".join(sys.argv[2:])[:200])
+    try:
+        lock.acquire()
+    except SiteLocked as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
+    return lock
+
+
+@contextmanager
+def _one_writer(out: Path, command: str):
+    lock = _lock_site(out, command)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class _Progress:
@@ -146,7 +167,7 @@ def build(home, out, page_size, jobs, quiet):
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
     progress = _Progress(not quiet)
     try:
-        with _errors(f"cannot write the site to {out}"):
+        with _one_writer(out, "build"), _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
@@ -185,8 +206,14 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, ve
     home = resolve_home(str(home) if home else None)
     out = out or default_site()
     opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
-    with _errors(f"cannot write the site to {out}"):
-        res = run_build(home, out, opts)
+    # Live, the follower writes the site as long as the server runs: the lock is held until then.
+    lock = _lock_site(out, "serve")
+    try:
+        with _errors(f"cannot write the site to {out}"):
+            res = run_build(home, out, opts)
+    finally:
+        if not watch:
+            lock.release()
     _report(res, out, quiet)
     if not is_loopback(host):
         click.echo(f"ccreport: warning: listening on {host}, not loopback: anyone who can reach this address can "
@@ -215,6 +242,7 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, ve
         click.echo("ccreport: stopping", err=True)
     finally:
         running.stop()
+        lock.release()
 
 
 @cli.command(cls=_SessionCommand)
@@ -263,7 +291,7 @@ def watch(home, out, page_size, quiet):
     from ccreport.live.follow import run_watch as run
 
     home = resolve_home(str(home) if home else None)
-    with _errors(f"cannot write the site to {out}"):
+    with _one_writer(out, "watch"), _errors(f"cannot write the site to {out}"):
         code = run(home, out, Options(page_size=page_size, jobs=os.cpu_count() or 1), quiet=quiet)
     sys.exit(code)
 

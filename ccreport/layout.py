@@ -6,10 +6,16 @@ Two forms of every place: a *path* (``p/<project dir>/<session id>``, names as t
 for writing files) and a *URL* (each name percent-encoded once, for links). Names come from the
 home's file names and may hold ':', '#', '?', '%', quotes or '<': unquoted, "javascript:x" would
 be a script link and "a#b" a broken one.
+
+Names of any length: a name longer than ``MAX_NAME_BYTES`` goes on disk as a short stable name
+(``site_name``: its start and a hash of the whole), so every path of the site (a search chunk
+joins two names, a temporary file adds a suffix) stays under the file system's 255 bytes, and the
+same name gives the same folder on every build (links do not rot).
 """
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import quote
 
 STATE_DIR = ".ccreport"
@@ -24,9 +30,31 @@ WORKFLOW_PREFIX = "workflow-"  # a Workflow run's folder in its session folder: 
 FORK_POINT = "fork-point.html"  # in a forked transcript's folder: a redirect to the parent at the fork
 
 
+# Two of them, a session's search chunk name and a temporary file suffix stay under 255 bytes.
+MAX_NAME_BYTES = 100
+_KEEP_BYTES = 60  # of a long name's start, so the folder still says what it is
+_HASH_CHARS = 16
+
+
+def site_name(name: str) -> str:
+    """A project folder, session or transcript id as one name on disk: itself when short, else its
+    first characters, '~' and a hash of the whole name (stable, and distinct from a short name,
+    which never ends in '~' + 16 hex digits by chance alone)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= MAX_NAME_BYTES:
+        return name
+    start = raw[:_KEEP_BYTES].decode("utf-8", "ignore")  # never half a character
+    return f"{start}~{hashlib.sha256(raw).hexdigest()[:_HASH_CHARS]}"
+
+
 def url_name(name: str) -> str:
-    """A file or folder name as one URL path segment."""
+    """A file or folder name of the site as one URL path segment."""
     return quote(name, safe="")
+
+
+def segment(name: str) -> str:
+    """A home's name (project folder, session or transcript id) as the URL segment of its folder."""
+    return url_name(site_name(name))
 
 
 def page_name(no: int) -> str:
@@ -43,23 +71,23 @@ def page_no(name: str) -> int | None:
 
 def transcript_slug(transcript_id: str) -> str:
     """A transcript's sub-folder of its session folder ('' for the main transcript)."""
-    return "" if transcript_id == "main" else f"{AGENT_PREFIX}{transcript_id}"
+    return "" if transcript_id == "main" else site_name(f"{AGENT_PREFIX}{transcript_id}")
 
 
 def project_dir(project: str) -> str:
-    return f"p/{project}"
+    return f"p/{site_name(project)}"
 
 
 def project_url(project: str) -> str:
-    return f"p/{url_name(project)}"
+    return f"p/{segment(project)}"
 
 
 def session_dir(project: str, session_id: str) -> str:
-    return f"p/{project}/{session_id}"
+    return f"p/{site_name(project)}/{site_name(session_id)}"
 
 
 def session_url(project: str, session_id: str) -> str:
-    return f"p/{url_name(project)}/{url_name(session_id)}"
+    return f"p/{segment(project)}/{segment(session_id)}"
 
 
 def transcript_dir(project: str, session_id: str, transcript_id: str) -> str:
@@ -91,22 +119,26 @@ def tool_results_dir(project: str, session_id: str) -> str:
     return session_dir(project, session_id) + "/tool-results"
 
 
+def tool_results_url(project: str, session_id: str) -> str:
+    return session_url(project, session_id) + "/tool-results"
+
+
 def search_project(project: str) -> str:
     """A project's search script; its sessions' chunk and tail scripts sit in ``search_folder``."""
-    return f"{SEARCH_DIR}/{project}.js"
+    return f"{SEARCH_DIR}/{site_name(project)}.js"
 
 
 def search_folder(project: str) -> str:
-    return f"{SEARCH_DIR}/{project}"
+    return f"{SEARCH_DIR}/{site_name(project)}"
 
 
 def search_chunk(project: str, session_id: str, transcript_id: str, name: str) -> str:
     # The names stay distinct because what follows the last "~" has a fixed shape.
-    return f"{search_folder(project)}/{session_id}~{transcript_id}~{name}.js"
+    return f"{search_folder(project)}/{site_name(session_id)}~{site_name(transcript_id)}~{name}.js"
 
 
 def search_tail(project: str, session_id: str) -> str:
-    return f"{search_folder(project)}/{session_id}~tail.js"
+    return f"{search_folder(project)}/{site_name(session_id)}~tail.js"
 
 
 def depth_root(rel_dir: str) -> str:
@@ -115,8 +147,8 @@ def depth_root(rel_dir: str) -> str:
 
 
 def parse_page(rel: str) -> tuple[str, str, str, int] | None:
-    """A transcript page's site path → (project, session id, transcript id, page no); None for
-    any other file. The inverse of transcript_dir + page_name."""
+    """A transcript page's site path → (project, session id, transcript id, page no) as their
+    ``site_name``s; None for any other file. The inverse of transcript_dir + page_name."""
     parts = rel.split("/")
     if len(parts) not in (4, 5) or parts[0] != "p":
         return None

@@ -106,7 +106,7 @@ class Stream:
     def __init__(self, running):
         host, port = running.server.server_address[:2]
         self.sock = socket.create_connection((host, port), timeout=10)
-        self.sock.sendall(b"GET /__events HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.sock.sendall(f"GET /__events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
         self.buf = self._until(b"\r\n\r\n")
         assert self.buf is not None and b"text/event-stream" in self.buf.partition(b"\r\n\r\n")[0]
         self.buf = self.buf.partition(b"\r\n\r\n")[2]

@@ -17,7 +17,7 @@ import watchfiles
 
 from ccreport.live.events import Live
 from ccreport.live.rendercache import RenderCache
-from ccreport.layout import parse_page
+from ccreport.layout import parse_page, site_name, transcript_dir
 from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
 from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, discover, rescan
@@ -150,14 +150,13 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
     changes, so reading it needs no warm cache."""
     out: dict = {}
     n = 0
-    by_name = {p.dir_name: p for p in catalog.projects}
+    by_name = {site_name(p.dir_name): p for p in catalog.projects}
     for page in pages:
-        parsed = parse_page(page)
-        if parsed is None:
+        found = _transcript_of(page, by_name)
+        if found is None:
             continue
-        pdir, sid, tid, no = parsed
-        session = by_name[pdir].sessions.get(sid) if pdir in by_name else None
-        if session is None or all(t.id != tid for t in session.transcripts) or render_cache.has((pdir, sid, tid)):
+        pdir, sid, tid, no = found
+        if render_cache.has((pdir, sid, tid)):
             continue
         if state is not None:
             old = state.sessions.get((pdir, sid))
@@ -169,6 +168,23 @@ def _to_warm(pages, catalog: Catalog, render_cache: RenderCache, state: State | 
         if n >= limit:
             break
     return out
+
+
+def _transcript_of(page: str, by_name: dict) -> tuple[str, str, str, int] | None:
+    """A page's (project, session id, transcript id, page no) as the home names them (a long name
+    has a short one on disk: layout.site_name), None when the catalog does not know it."""
+    parsed = parse_page(page)
+    project = by_name.get(parsed[0]) if parsed is not None else None
+    if project is None:
+        return None
+    session = project.sessions.get(parsed[1])
+    if session is None or site_name(session.id) != parsed[1]:
+        session = next((s for s in project.sessions.values() if site_name(s.id) == parsed[1]), None)
+    folder = page.rpartition("/")[0]
+    for t in session.transcripts if session is not None else ():
+        if transcript_dir(project.dir_name, session.id, t.id) == folder:
+            return project.dir_name, session.id, t.id, parsed[3]
+    return None
 
 
 def _projects_of(changes, projects: Path) -> set[str] | None:

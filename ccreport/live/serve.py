@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ccreport.live import api
 from ccreport.live.events import Live
+from ccreport.live.guard import Policy, refusal
 from ccreport.live.follow import Follower
 from ccreport.model.pages import DEFAULT_PAGE_SIZE
 
@@ -73,6 +74,7 @@ class SiteServer(ThreadingHTTPServer):
         self.quiet = quiet
         self.catalogs = api.CatalogCache()
         super().__init__(addr, Handler)
+        self.policy = Policy.bound(addr[0], self.server_address[1])
 
     def handle_error(self, request, client_address):
         # A client that went away (a closed tab, a dropped event stream) is not an error: no traceback.
@@ -119,6 +121,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             parts = urlsplit(self.path)
             path = parts.path or "/"
+            refused = refusal(self.server.policy, self.headers, path)
+            if refused is not None:  # before any file or API work (guard.py: rebinding, other origins)
+                self.close_connection = True
+                return self._json(refused[0], {"error": refused[1], "status": refused[0]})
             if path == "/__live":
                 live = self.server.live
                 return self._json(200, {"live": live is not None, "error": live.error if live else None})
@@ -151,9 +157,15 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(length))
         self.send_header("Cache-Control", cache)
+        self.end_headers()
+
+    def end_headers(self):
+        """Every answer (the base class's own errors too): no other origin may embed it, no browser
+        may guess its type."""
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
-        self.end_headers()
+        super().end_headers()
 
     def _reply(self, status: int, ctype: str, raw: bytes):
         self._send(status, ctype, len(raw), "no-store")

@@ -8,7 +8,7 @@ import re
 
 from ccreport.model.text import json_text, to_text
 from ccreport.render.blocks import fmt_time, json_block, kv_table
-from ccreport.render.markup import cut, esc, human_size, markdown, pre, source_fold
+from ccreport.render.markup import ansi_to_html, cut, esc, human_size, markdown, pre, source_fold
 from ccreport.render.teammates import teammate_text
 
 
@@ -174,7 +174,9 @@ def system_note(m) -> str:
     label = esc(sub or "system")
     body = pre(content) if content else json_block(e)
     if content and len(content) < 300 and "\n" not in content:
-        return f'<div class="{cls}" {anchor}><span class="dim">{label}:</span> {esc(content)} {when}</div>'
+        # (hook output carries ANSI colours: shown as colours, the escapes kept in the source fold)
+        src = source_fold(content) if "\x1b" in content else ""
+        return f'<div class="{cls}" {anchor}><span class="dim">{label}:</span> {ansi_to_html(content)} {when}{src}</div>'
     return f'<div class="{cls}" {anchor}><details><summary>{label} {when}</summary>{body}</details></div>'
 
 
@@ -246,7 +248,8 @@ def _attachment_body(att: dict) -> str:
 
 # --- tool output text -------------------------------------------------------------------------
 _PERSISTED = re.compile(r"<persisted-output>(.*?)(?:</persisted-output>|\Z)", re.S)
-_SAVED_TO = re.compile(r"Full output saved to:\s*(\S+)")
+# The rest of the line: the home's folder names may hold spaces or tabs.
+_SAVED_TO = re.compile(r"Full output saved to:[ \t]*([^\n]*[^\s])")
 _SIZE = re.compile(r"Output too large \(([^)]*)\)")
 
 

@@ -33,6 +33,21 @@ FOLD_CHARS = 6_000
 RENDER_MAX = 1_000_000
 
 
+# C0 control characters (but tab, newline, carriage return) and DEL have no glyph: raw in a page
+# they vanish or break the text (NUL in a malformed line), so each shows as its Control Pictures
+# symbol (NUL → ␀, ESC → ␛, DEL → ␡). Plain text, so it is safe in attributes as in bodies; the
+# search data keep the characters (they are made from the text, not from the pages).
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_PICTURES = {c: 0x2400 + c for c in [*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20)]} | {0x7f: 0x2421}
+
+
+def show_controls(text: str) -> str:
+    """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
+    if CONTROL_CHARS.search(text) is None:
+        return text
+    return type(text)(str.translate(text, _PICTURES))
+
+
 def esc(value) -> str:
     # html.escape(quote=True) spelled out: the same five replacements without its extra call
     # layer (esc runs tens of thousands of times per page set: ~30% cheaper per call).
@@ -40,6 +55,9 @@ def esc(value) -> str:
         # str() of a str subclass (markupsafe.Markup) is a plain str, so its escaping ``replace``
         # never double-escapes; other values become their text (JSON for lists/objects).
         value = str(value) if isinstance(value, str) else to_text(value)
+    # (isprintable: a fast C scan that clears most short strings; one with a newline is searched)
+    if not value.isprintable() and CONTROL_CHARS.search(value) is not None:
+        value = value.translate(_PICTURES)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
 
@@ -140,6 +158,7 @@ _use_fast = fastmd.available() and os.environ.get("CCREPORT_MARKDOWN", "").lower
 def markdown(text: str) -> str:
     if len(text) > MARKDOWN_MAX:
         return pre(text)
+    text = show_controls(text)  # before the parser, which would turn a NUL into U+FFFD
     if _use_fast:
         try:
             return fastmd.render(text, _code_block, safe_link, relative_link)
@@ -344,9 +363,6 @@ def _split_head(text: str) -> tuple[str, str]:
 SOURCE_MAX = 2_048
 # Control characters show as the JSON escape the transcript file holds (ESC as \u001b): visible
 # in any font (the ␛ picture is missing from common monospace fonts), valid HTML, and grep-able.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
 def _json_escape(m: re.Match) -> str:
     return f"\\u{ord(m.group(0)):04x}"
 
@@ -359,4 +375,4 @@ def source_fold(original: str) -> str:
         label = (f"source ({human_size(len(original.encode('utf-8', 'replace')))}, "
                  f"first {SOURCE_MAX:,} of {len(original):,} characters shown)")
     return (f'<details class="raw"><summary>{esc(label)}</summary>'
-            f"<pre>{esc(_CONTROLS.sub(_json_escape, shown))}</pre></details>")
+            f"<pre>{esc(CONTROL_CHARS.sub(_json_escape, shown))}</pre></details>")

@@ -12,7 +12,7 @@ from ccreport.render import conventions, runs, teammates, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
 from ccreport.model.text import cut_words
-from ccreport.render.markup import esc, human_size, markdown, pre, strip_ansi
+from ccreport.render.markup import esc, human_size, markdown, pre, show_controls, strip_ansi
 
 # Hook output Claude Code writes as system lines ("Running PostToolUse:Edit...", "Stop [cmd] completed").
 _HOOK = re.compile(r"(Running )?(Pre|Post)ToolUse|(Running )?(Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|"
@@ -38,7 +38,8 @@ def _header(who: str, m: Message, extra: str = "") -> str:
 
 
 def render_message(m: Message, ctx: RenderContext) -> str:
-    return _RENDERERS.get(m.kind, _render_other)(m, ctx)
+    # (markdown and code colouring escape text their own way: their output is checked here once)
+    return show_controls(_RENDERERS.get(m.kind, _render_other)(m, ctx))
 
 
 def _render_user(m: Message, ctx: RenderContext) -> str:

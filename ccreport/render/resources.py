@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 import ccreport
 from ccreport.render import markup
@@ -31,8 +32,14 @@ def assets_dir() -> Path:
 @lru_cache(maxsize=1)
 def env() -> Environment:
     """One compiled template environment per process."""
+    # finalize: a title or a name with a control character shows it as a symbol (markup.show_controls);
+    # Markup is HTML made here (messages are checked by render_message; the export's body marker)
     return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_shown)
+
+
+def _shown(value):
+    return markup.show_controls(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 @lru_cache(maxsize=1)

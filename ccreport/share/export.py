@@ -3,11 +3,12 @@ any renderer sees it), agent selection, output; see docs/export.md."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from ccreport.fs import atomic_file
+from ccreport.fs import Batch, WriteError
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
@@ -80,6 +81,7 @@ class Export:
     opts: ExportOptions
     redactor: Redactor | None
     agent_links: dict = field(default_factory=dict)  # agent id → link target (an anchor or the agent's file)
+    batch: Batch = field(default_factory=Batch)  # the files written: all in place at the end, or none
 
     @property
     def agents(self) -> list[Transcript]:
@@ -129,16 +131,40 @@ def agent_file(out: Path, t: Transcript, ext: str) -> Path:
     return out.with_name(f"{out.name.removesuffix(ext)}.agent-{t.id}{ext}")
 
 
-def write_text(path: Path, *parts) -> None:
-    """The file written whole or not at all, from text and text files (read back in 1 MiB steps, so
-    a big transcript's body is never held whole). A folder that is not there is the user's mistake
-    (a typo in -o), reported, not made."""
+def write_text(batch: Batch, path: Path, *parts) -> None:
+    """The file, from text and text files (read back in 1 MiB steps, so a big transcript's body is
+    never held whole), in ``batch``: it is in place with the export's other files or not at all. A
+    folder that is not there is the user's mistake (a typo in -o), reported, not made."""
     try:
         if not path.parent.is_dir():
             raise FileNotFoundError(2, "No such file or directory")
-        with atomic_file(path) as fh:
+        with batch.file(path) as fh:
             for part in parts:
                 for chunk in [part] if isinstance(part, str) else iter(lambda: part.read(1 << 20), ""):
                     fh.write(chunk.encode("utf-8"))
     except OSError as exc:
         raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def all_files(ex: Export):
+    """The export's files (``ex.batch``) are all in place when the block ends, none when it fails:
+    a full disk at part 3 of 6 leaves no parts 1-2 behind."""
+    try:
+        yield
+        ex.batch.commit()
+    except WriteError as exc:
+        ex.batch.abort()
+        raise ExportError(f"cannot write {exc.filename}: {exc.strerror or exc}") from None
+    except BaseException:
+        ex.batch.abort()
+        raise
+
+
+def check_output(out: str) -> Path:
+    """-o FILE must name a regular file (new or existing): '/dev/null' or a folder would be written
+    beside (``/dev/null.part1.md``) or fail halfway."""
+    path = Path(out)
+    if out.endswith(("/", "\\")) or (path.exists() and not path.is_file()):
+        raise ExportError(f"{out} is not a regular file: give a file path with -o (or '-' for stdout)")
+    return path

@@ -12,7 +12,8 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ccreport import __version__
-from ccreport.share.export import Export, ExportError, ExportOptions, TranscriptInfo, agent_file, write_text
+from ccreport.share.export import Export, ExportError, ExportOptions, TranscriptInfo, agent_file, all_files
+from ccreport.share.export import write_text
 from ccreport.source.home import Session, Transcript
 from ccreport.render.markup import esc
 from ccreport.share.redact import Redactor
@@ -58,7 +59,7 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
     link = opts.agents == "link"
     ex.agent_links = {t.id: agent_file(out, t, ".html").name if link else f"#agent-{t.id}" for t in agents}
     agent_rows = []
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+    with all_files(ex), tempfile.TemporaryFile("w+", encoding="utf-8") as body:
         info = _messages(ex, session.main, body)
         for i, t in enumerate(agents, 1):
             name, desc = ex.agent_heading(t)
@@ -101,4 +102,4 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
         script_hash=_csp_hash(js), body=Markup(_BODY))
     head, _, tail = html.partition(_BODY)
     body.seek(0)
-    write_text(out, head, body, tail)
+    write_text(ex.batch, out, head, body, tail)

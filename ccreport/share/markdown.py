@@ -17,7 +17,7 @@ from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import extra_of, short
 from ccreport.render.tools.code import diff_lines
-from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file
+from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file, all_files
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
 from ccreport.share.redact import Redactor
 from ccreport.source.home import Session, Transcript
@@ -320,14 +320,15 @@ def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor:
     inline = opts.agents == "inline"
     ex.agent_links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) if inline else agent_file(out, t, ".md").name
                       for t in agents}
-    sink = Sink(out, stdout)
-    n = _render_doc(ex, session.main, sink)
-    if out is None:
-        return n
+    sink = Sink(out, stdout, ex.batch)
+    with all_files(ex):
+        n = _render_doc(ex, session.main, sink)
+        if out is None:
+            return n
+        if opts.agents == "link":
+            for t in agents:
+                agent_sink = Sink(agent_file(out, t, ".md"), None, ex.batch)
+                _render_doc(ex, t, agent_sink, title_extra=f"sub-agent transcript {t.id} of {out.name}")
+                sink.files.extend(agent_sink.files)
     _remove_stale_parts(out, sink.files)
-    if opts.agents == "link":
-        for t in agents:
-            agent_sink = Sink(agent_file(out, t, ".md"), None)
-            _render_doc(ex, t, agent_sink, title_extra=f"sub-agent transcript {t.id} of {out.name}")
-            sink.files.extend(agent_sink.files)
     return sink.files

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ccreport.render.markup import strip_ansi
 from ccreport.render.tools.base import short
+from ccreport.fs import Batch
 from ccreport.share.export import write_text
 from ccreport.share.mdsafe import code_pieces, prose, prose_pieces, quoted_prose
 
@@ -136,8 +137,8 @@ class Sink:
     (one in memory at a time) until the last: only then is their number known, which every part's
     "part N of M" line states."""
 
-    def __init__(self, out: Path | None, stream):
-        self.out, self.stream = out, stream
+    def __init__(self, out: Path | None, stream, batch: Batch | None = None):
+        self.out, self.stream, self.batch = out, stream, batch
         self.packer: Packer | None = None  # set once the packer exists: its header and footer
         self.spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
         self.parts: list[tuple[int, int]] = []  # (spool position, characters) of each part
@@ -170,5 +171,5 @@ class Sink:
                 self.stream.write("\n" + PART_MARKER + "\n\n")
             self.stream.write(text)
             return
-        write_text(path, text)
+        write_text(self.batch, path, text)
         self.files.append(path)

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from ccreport.render.markup import human_size
-from ccreport.share.export import ExportError, ExportOptions
+from ccreport.share.export import ExportError, ExportOptions, check_output
 from ccreport.share.html import export_html
 from ccreport.share.markdown import export_md
 from ccreport.share.redact import Redactor
@@ -22,6 +22,8 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdo
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link" and not opts.summary:  # a summary has no agent files
         raise ExportError("--agents link writes one file per agent: give -o FILE (or use inline/none)")
+    if not to_stdout and out is not None:
+        check_output(out)
     if opts.summary:
         files = export_summary(session, None if to_stdout else Path(out), opts, redactor, stdout=stdout or sys.stdout)
         notes = [f"wrote {f} ({len(f.read_text(encoding='utf-8')):,} characters)" for f in files] or [

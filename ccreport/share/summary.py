@@ -14,7 +14,7 @@ from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import input_of, short, tool_summary
 from ccreport.render.tools.files import change_counts
-from ccreport.share.export import Export, ExportOptions, TranscriptInfo
+from ccreport.share.export import Export, ExportOptions, TranscriptInfo, all_files
 from ccreport.share.markdown import doc_header, injected, injected_label
 from ccreport.share.mdsafe import inline_text
 from ccreport.share.parts import Block, Prose, Raw, Sink, no_ansi
@@ -224,6 +224,7 @@ def export_summary(session: Session, out: Path | None, opts: ExportOptions, reda
     ex = Export(session, opts, redactor)
     info = TranscriptInfo()
     d = collect(ex, info)
-    sink = Sink(out, stdout)
-    sink.emit(1, fit(ex, info, d, opts.max_chars), last=True)
+    sink = Sink(out, stdout, ex.batch)
+    with all_files(ex):
+        sink.emit(1, fit(ex, info, d, opts.max_chars), last=True)
     return sink.files

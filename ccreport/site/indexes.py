@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import datetime, timezone
 
 from ccreport import __version__
-from ccreport.layout import INDEX, depth_root, project_dir, project_url, url_name
+from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
 from ccreport.model.text import cut_words
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
@@ -30,8 +30,8 @@ def fmt_tokens(u: dict) -> str:
 
 
 def _session_rows(infos: list, reports: dict) -> list[dict]:
-    return [{"url": f"{url_name(i.id)}/{INDEX}", "title": i.title, "id": i.id,
-             "first_turn": f"{url_name(i.id)}/{i.first_turn}" if i.first_turn else None,
+    return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id,
+             "first_turn": f"{segment(i.id)}/{i.first_turn}" if i.first_turn else None,
              "first_prompt": cut_words(i.prompt or "", 200), "started": local_date(i.first_ts),
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),

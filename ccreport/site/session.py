@@ -11,7 +11,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import FORK_POINT, INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
+from ccreport.fs import WriteError
+from ccreport.layout import FORK_POINT, INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, tool_results_url
+from ccreport.layout import transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search
@@ -54,6 +56,10 @@ def run_job(job: SessionJob) -> SessionOutcome:
     """update_session, with one broken session reported instead of taking the archive down."""
     try:
         return update_session(job)
+    except WriteError as exc:  # a full disk, a read-only folder: the site's fault, not the session's
+        s = job.session
+        return SessionOutcome(errors=[f"{s.project.dir_name}/{s.id}: cannot write {exc.filename}: "
+                                      f"{exc.strerror or exc}"])
     except Exception as exc:
         s = job.session
         detail = traceback.format_exc() if os.environ.get("CCREPORT_DEBUG") else "set CCREPORT_DEBUG=1 for the traceback"
@@ -80,10 +86,11 @@ def _new_run(job: SessionJob) -> SessionRun:
     pdir = s.project.dir_name
     writer = Writer(job.out)
     runs, cards = run_cards(s)
+    copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer)
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
-        copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
+        copy_tool_result=copy,
         render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),

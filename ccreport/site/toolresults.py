@@ -11,13 +11,15 @@ import functools
 import re
 from pathlib import Path
 
+from ccreport.layout import url_name
 from ccreport.source.home import contained
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
-def copier(src: Path | None, dest_rel: str, writer):
-    """A function name → site-relative URL of the copy (None when the file is not there)."""
+def copier(src: Path | None, dest_rel: str, dest_url: str, writer):
+    """A function name → site-relative URL of the copy (None when the file is not there);
+    ``dest_rel`` is the folder of the copies, ``dest_url`` its URL (layout.tool_results_url)."""
     if src is None:
         return None
 
@@ -30,6 +32,6 @@ def copier(src: Path | None, dest_rel: str, writer):
             writer.write(f"{dest_rel}/{name}", f.read_bytes())
         except OSError:
             return None
-        return f"{dest_rel}/{name}"
+        return f"{dest_url}/{url_name(name)}"
 
     return copy

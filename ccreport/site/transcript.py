@@ -11,6 +11,7 @@ from typing import Callable
 import orjson
 from markupsafe import Markup
 
+from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, page_name
 from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of
@@ -127,6 +128,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
             state.offset = reader.offset
             state.carry_last = last.carry if last else None
+    except WriteError as exc:  # a page or blob that could not be written (full disk…): not the transcript
+        state.summary.error = f"cannot write {exc.filename}: {exc.strerror or exc}"
     except OSError as exc:
         state.summary.error = f"cannot read {t.path}: {exc.strerror or exc}"
     finally:

@@ -27,7 +27,7 @@ KIND_LABELS = {
 }
 # Session and agent ids come from file names; when they come from a command line or a URL they must
 # look like one before any path is built from them.
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,200}$")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$")  # a file name holds at most 255 bytes
 
 
 class HomeError(Exception):

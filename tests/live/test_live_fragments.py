@@ -106,7 +106,7 @@ def test_a_client_that_resets_its_connection_leaves_no_traceback(site_server, ca
     host, port = site_server.server.server_address[:2]
     for _ in range(3):
         s = socket.create_connection((host, port), timeout=10)
-        s.sendall(b"GET /p/x/s/page-0001.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(f"GET /p/x/s/page-0001.html HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
         assert s.recv(65536).startswith(b"HTTP/1.1 200")
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()  # a reset, while the server waits for the next request on this connection

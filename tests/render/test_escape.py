@@ -1,5 +1,5 @@
-"""Escaping: markup.esc must escape exactly as html.escape(quote=True) does, and highlighted code
-comes out escaped."""
+"""Escaping: markup.esc must escape exactly as html.escape(quote=True) does (control characters
+shown as symbols first), and highlighted code comes out escaped."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def test_highlight_escapes_hostile_code():
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_esc_matches_html_escape(s):
-    assert markup.esc(s) == html.escape(s, quote=True)
+    assert markup.esc(s) == html.escape(markup.show_controls(s), quote=True)
+    assert markup.CONTROL_CHARS.search(markup.esc(s)) is None
 
 
 def test_esc_of_non_strings_and_markup():

@@ -450,7 +450,7 @@ def test_persisted_output_links_copied_file(tmp_path):
     from ccreport.site.write import Writer
 
     w = Writer(tmp_path / "site")
-    copy = toolresults.copier(src, "p/proj/sess/tool-results", w)
+    copy = toolresults.copier(src, "p/proj/sess/tool-results", "p/proj/sess/tool-results", w)
     text = ("<persisted-output>\nOutput too large (63.6KB). Full output saved to: /h/.claude/projects/x/s/tool-results/"
             "toolu_big.txt\n\nPreview (first 2KB):\nhead of it\n</persisted-output>")
     html = render(call("Bash", {"command": "cat big"}, text, {"stdout": "", "stderr": "", "interrupted": False}),
