@@ -39,6 +39,11 @@ def render_text(data: dict) -> str:
     out += _table("Day (UTC)", list(h["by_day"].items()), width=12)
     notes = [f"{h.get('replayed_lines', 0)} replayed lines of compaction / side-question runs not counted.",
              "Cost at API list prices (ccreport/prices.py); a subscription is not billed per token."]
+    cc = h.get("claude_code")
+    if cc:
+        notes.append(f"Claude Code's own cost (its cost-state lines, {cc['sessions']} session(s)): ${cc['cost']:,.2f}. "
+                     "The cost column is ccreport's: assistant-line tokens at list prices; Claude Code's figure also")
+        notes.append("counts background models (titles, summaries) that never appear as assistant lines, so it is higher.")
     if h.get("unpriced_models"):
         notes.append("No price known for " + ", ".join(h["unpriced_models"]) + ": tokens only.")
     return "\n".join(out + notes) + "\n"

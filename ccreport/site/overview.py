@@ -38,7 +38,7 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = next((x.title for x in ordered if x.title), None)
+    title = s.custom_title or next((x.title for x in ordered if x.title), None)  # a /rename wins
     return SessionInfo(id=s.id, title=(title or "(untitled session)").strip()[:200],
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
