@@ -516,6 +516,9 @@ def main(argv: list[str]) -> int:
     project_alice()
     project_bob()
     project_chika()
+    import make_modern_tools  # a 2.1.2xx session of -home-dana-atlas: task tools, §13 lines, new tools
+
+    make_modern_tools.main()
     total = sum(p.stat().st_size for name in OWNED for p in (PROJECTS / name).rglob("*") if p.is_file())
     print(f"sample_home: {sum(1 for n in OWNED for p in (PROJECTS / n).rglob('*') if p.is_file())} files, {total:,} bytes under {PROJECTS}")
     return 0
