@@ -312,9 +312,9 @@ def main_session() -> Session:
            {"task": {"id": "2", "subject": "Archive old reports", "description": "Move reports older than a year.",
                      "status": "pending", "blocks": [], "blockedBy": ["1"]}})
     s.call("TaskOutput", {"task_id": "bg41", "block": True}, "report.html written (12 KB)",
-           {"retrieval_status": "success", "task": {"task_id": "bg41", "task_type": "local_bash", "status": "completed",
-                                                   "description": "Build the report", "output": "report.html written (12 KB)\n",
-                                                   "exitCode": 0}})
+           {"retrieval_status": "success", "task": {
+               "task_id": "bg41", "task_type": "local_bash", "status": "completed", "description": "Build the report",
+               "output": "report.html written (12 KB)\n", "exitCode": 0}})
     s.call("TaskStop", {"task_id": "bg41"}, "Successfully stopped task: bg41",
            {"message": "Successfully stopped task: bg41", "task_id": "bg41", "task_type": "local_bash"})
     # Scheduling (2.1.2xx tools).

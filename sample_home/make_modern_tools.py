@@ -39,8 +39,9 @@ def attachment(t: Transcript, att: dict, **extra) -> None:
 
 def call(t: Transcript, n: int, name: str, cid: str, result, extra=None, /, **inp) -> None:
     """One assistant response holding one tool call (its input: ``inp``), then its result."""
-    t.assistant(f"msg_01DanaTools{n:07d}", [{"type": "tool_use", "id": cid, "name": name, "input": inp}], usage(6, 90 + n, read=12000 + 300 * n, write=200),
-                model=MODEL, stop="tool_use")
+    block = {"type": "tool_use", "id": cid, "name": name, "input": inp}
+    t.assistant(f"msg_01DanaTools{n:07d}", [block], usage(6, 90 + n, read=12000 + 300 * n, write=200), model=MODEL,
+                stop="tool_use")
     t.result(cid, result, extra)
 
 
@@ -74,7 +75,8 @@ def task_tools(t: Transcript) -> None:
     for i, subject in enumerate(subjects, 1):
         extra = {"task": {"id": str(i), "subject": subject}} if i < 3 else None  # the third: text only
         call(t, i, "TaskCreate", f"toolu_01DanaCreate{i}", f"Task #{i} created successfully: {subject}", extra,
-             subject=subject, description=f"Part {i} of the tile cache work.", activeForm=subject.replace("Add", "Adding"))
+             subject=subject, description=f"Part {i} of the tile cache work.",
+             activeForm=subject.replace("Add", "Adding"))
     call(t, 4, "TaskUpdate", "toolu_01DanaUpdate1", "Updated task #1 status", {
         "success": True, "taskId": "1", "updatedFields": ["status", "owner"],
         "statusChange": {"from": "pending", "to": "in_progress"}}, taskId="1", status="in_progress", owner="dana")
@@ -229,7 +231,8 @@ def closing(t: Transcript) -> None:
                    "claude-haiku-4-5-20251001": {"inputTokens": 41000, "outputTokens": 900, "cacheReadInputTokens": 0,
                                                  "cacheCreationInputTokens": 0, "webSearchRequests": 0,
                                                  "costUSD": 0.05}}})
-    t.add({"type": "last-prompt", "lastPrompt": "Thanks — wrap up for today.", "leafUuid": t.parent, "sessionId": SID})
+    t.add({"type": "last-prompt", "lastPrompt": "Thanks — wrap up for today.", "leafUuid": t.parent,
+           "sessionId": SID})
 
 
 def main() -> None:

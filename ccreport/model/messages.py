@@ -178,7 +178,8 @@ class Builder:
         elif etype == "attachment" and attachment_type(obj) in CONTEXT_ATTACHMENTS:
             self._context(e, obj)
         elif etype == "attachment" and attachment_type(obj) in NOTICE_ATTACHMENTS:
-            self._emit(Message("notice", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain"))))
+            self._emit(Message("notice", e.line, obj, lines=[e.line], timestamp=_ts(obj),
+                               sidechain=bool(obj.get("isSidechain"))))
         elif isinstance(etype, str) and (etype in META_TYPES or is_new_bookkeeping(etype)):
             self._note_title(obj)
             self._meta(e, obj)

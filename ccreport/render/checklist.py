@@ -15,7 +15,8 @@ def _s(v) -> str:
 
 def todo_item(text: str, status: str, extra: str = "", cls: str = "") -> str:
     st = status or "pending"
-    return (f'<li class="todo st-{esc(st)}{" " + cls if cls else ""}"><span class="mark">{STATUS_MARK.get(st, "☐")}</span>'
+    mark = STATUS_MARK.get(st, "☐")
+    return (f'<li class="todo st-{esc(st)}{" " + cls if cls else ""}"><span class="mark">{mark}</span>'
             f' {esc(text)} <span class="tstatus">{esc(st.replace("_", " "))}</span>{extra}</li>')
 
 

@@ -225,7 +225,8 @@ def meta_row(line: int, obj: dict, size: int, anchor: bool = True) -> str:
             # Hook output: say which hook ran (and how it ended) so it is not mistaken for a prompt.
             gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
         body = notes.attachment_body(att) or _attachment_body(att)
-        return f'{head}{ansi_to_html(to_text(gist))} <span class="dim">({human_size(size)})</span>{body}{notes.rendered_fold(obj)}</div>'
+        return (f'{head}{ansi_to_html(to_text(gist))} <span class="dim">({human_size(size)})</span>{body}'
+                f'{notes.rendered_fold(obj)}</div>')
     gist = to_text(gist)
     full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")

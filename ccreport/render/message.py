@@ -62,8 +62,8 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
 
 
 # origin.kind (2.1.2xx): who sent a user line when no person typed it.
-_ORIGINS = {"task-notification": "sent by a background task", "hook": "sent by a hook", "peer": "sent by another session",
-            "human": "typed by a person"}
+_ORIGINS = {"task-notification": "sent by a background task", "hook": "sent by a hook",
+            "peer": "sent by another session", "human": "typed by a person"}
 
 
 def origin_chip(entry: dict | None) -> str:

@@ -14,7 +14,8 @@ from ccreport.render.markup import ansi_to_html, esc, human_size, pre, source_fo
 CONTEXT_LABELS = {
     "prompt_snapshot": "system prompt", "instructions": "instructions (CLAUDE.md)", "environment": "environment",
     "session_context": "session context", "model": "model", "date": "date", "date_change": "date change",
-    "total_tokens_reminder": "token budget", "agent_listing_delta": "agents on offer", "skill_listing": "skills on offer",
+    "total_tokens_reminder": "token budget", "agent_listing_delta": "agents on offer",
+    "skill_listing": "skills on offer",
     "deferred_tools_delta": "tools on offer", "mcp_instructions_delta": "MCP server instructions",
     "remote_session_change": "remote session", "command_permissions": "allowed tools", "nested_memory": "memory file",
 }
@@ -31,9 +32,10 @@ def text_of(att: dict) -> tuple[str | None, str | None]:
     """(the text an attachment carries, the key it came from) — (None, None) when it carries none."""
     for key in _TEXT_KEYS:
         v = att.get(key)
-        if isinstance(v, dict):  # {"file": {"content": …}} (file), {"content": …} (nested_memory), {"blockingError": …}
+        if isinstance(v, dict):  # {"file": {"content": …}} (file), {"content": …}, {"blockingError": …}
             inner = v.get("file") if isinstance(v.get("file"), dict) else v
-            v = next((inner[k] for k in ("content", "blockingError", "text", "message") if isinstance(inner.get(k), str)), None)
+            v = next((inner[k] for k in ("content", "blockingError", "text", "message")
+                      if isinstance(inner.get(k), str)), None)
         elif isinstance(v, list) and v and all(isinstance(x, str) for x in v):
             v = "\n".join(v)
         if isinstance(v, str) and v:
@@ -60,7 +62,8 @@ def rendered_fold(obj: dict) -> str:
     if not isinstance(r, list) or not r:
         return ""
     text = "\n".join(to_text(x.get("text") if isinstance(x, dict) and isinstance(x.get("text"), str) else x) for x in r)
-    return f'<details class="more"><summary>as the model saw it ({len(text):,} characters)</summary>{pre(text)}</details>'
+    return (f'<details class="more"><summary>as the model saw it ({len(text):,} characters)</summary>'
+            f'{pre(text)}</details>')
 
 
 def attachment_body(att: dict) -> str | None:
@@ -104,7 +107,8 @@ def notice_html(m) -> str:
         kind = f' <span class="chip">{esc(att["taskType"])}</span>' if att.get("taskType") else ""
         delta = f" — {ansi_to_html(to_text(att['deltaSummary']))}" if att.get("deltaSummary") else ""
         return (f'<div class="sysnote task-status" id="L{m.line}"><span class="dim">Background task</span> '
-                f'<code>{esc(att.get("taskId", "?"))}</code>{kind}: <b>{esc(att.get("status", "update"))}</b>{delta} {when}'
+                f'<code>{esc(att.get("taskId", "?"))}</code>{kind}: <b>{esc(att.get("status", "update"))}</b>'
+                f'{delta} {when}'
                 f'{fields_table(att, ("type", "taskId", "taskType", "status", "deltaSummary"))}</div>')
     blocking = att.get("type") == "hook_blocking_error"
     name, event = att.get("hookName"), att.get("hookEvent")
@@ -114,7 +118,8 @@ def notice_html(m) -> str:
     text, key = text_of(att)
     body = pre(text, cls="err") if text else ""
     skip = ("type", "hookEvent", "hookName", "exitCode", key)
-    return (f'<div class="sysnote err hook-error" id="L{m.line}"><p>⚠ <b>Hook error{" (blocked the action)" if blocking else ""}'
+    what = "Hook error" + (" (blocked the action)" if blocking else "")
+    return (f'<div class="sysnote err hook-error" id="L{m.line}"><p>⚠ <b>{what}'
             f'</b> {hook}{code} {when}</p>{body}{fields_table(att, skip)}{rendered_fold(obj)}</div>')
 
 

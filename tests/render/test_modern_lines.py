@@ -38,14 +38,17 @@ def test_the_session_exercises_every_new_shape():
     types = {o["type"] for o in lines}
     atts = {o["attachment"]["type"] for o in lines if o["type"] == "attachment"}
     subs = {o.get("subtype") for o in lines if o["type"] == "system"}
-    tools = {b["name"] for o in lines if o["type"] == "assistant" for b in o["message"]["content"] if b["type"] == "tool_use"}
+    tools = {b["name"] for o in lines if o["type"] == "assistant"
+             for b in o["message"]["content"] if b["type"] == "tool_use"}
     assert {"cost-state", "atis-latch", "mode", "bridge-session", "frame-link", "file-history-delta",
             "artifact-autoreact-ledger", "artifact-comment-monitor", "agent-name", "last-prompt"} <= types
     assert {"task_status", "task_reminder", "hook_blocking_error", "hook_non_blocking_error", "prompt_snapshot",
             "instructions", "session_context", "environment", "model", "date", "total_tokens_reminder",
             "remote_session_change", "agent_listing_delta"} <= atts
-    assert {"model_refusal_no_fallback", "scheduled_task_fire", "post_turn", "bridge_status", "stop_hook_summary"} <= subs
-    assert set(NAMES) | {"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskOutput", "TaskStop", "SendMessage"} <= tools
+    assert {"model_refusal_no_fallback", "scheduled_task_fire", "post_turn", "bridge_status",
+            "stop_hook_summary"} <= subs
+    assert set(NAMES) | {"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TaskOutput", "TaskStop",
+                         "SendMessage"} <= tools
     assert {o["origin"]["kind"] for o in lines if "origin" in o} == {"human", "task-notification", "hook", "peer"}
 
 
@@ -53,7 +56,8 @@ def test_no_unrecognised_card_no_json_dump_no_raw_escape(page):
     assert "Unrecognised" not in page
     assert "\x1b" not in page
     shown = RAW_FOLD.sub("", page)  # the folded source of a line is the one place its JSON may appear
-    assert 'data-lang="json"' not in shown and 'class="rawjson"' not in shown and '<span class="p">{</span>' not in shown
+    assert 'data-lang="json"' not in shown and 'class="rawjson"' not in shown
+    assert '<span class="p">{</span>' not in shown
     assert not re.search(r"<pre[^>]*>\s*[\[{]", shown), re.search(r"<pre[^>]*>\s*[\[{].{0,200}", shown).group(0)
     assert "&quot;activeForm&quot;" not in shown  # a task reminder is a checklist, not its JSON
 
@@ -92,7 +96,8 @@ def test_task_board_after_each_change(page):
 
 def test_hook_errors_are_errors_and_ansi_is_coloured(page):
     errors = re.findall(r'<div class="sysnote err hook-error"[^>]*><p>⚠ <b>(Hook error[^<]*)</b> ([^<]*)', page)
-    assert errors == [("Hook error", "PostToolUse:Edit exit 1 "), ("Hook error (blocked the action)", "PreToolUse:Bash ")]
+    assert errors == [("Hook error", "PostToolUse:Edit exit 1 "),
+                      ("Hook error (blocked the action)", "PreToolUse:Bash ")]
     assert '<span class="ansi-b">PostToolUse:Edit</span>' in page
     assert '<span class="ansi-fg31">atlas/tiles.py:12:5: F841' in page
     assert '<span class="ansi-b">notify-send done</span>' in page
@@ -112,8 +117,8 @@ def test_new_system_subtypes(page):
 
 def test_every_new_tool_has_a_summary_line(page):
     for name in NAMES + ("TaskGet", "TaskOutput", "TaskStop", "SendMessage"):
-        for m in re.finditer(rf'data-tool="{name}" id="T-[^"]+"><summary>.*?<span class="tsum">(.*?)</span> ?</summary>',
-                             page, re.S):
+        pattern = rf'data-tool="{name}" id="T-[^"]+"><summary>.*?<span class="tsum">(.*?)</span> ?</summary>'
+        for m in re.finditer(pattern, page, re.S):
             assert re.sub(r"<[^>]+>", "", m.group(1)).strip(), name
         assert f'data-tool="{name}"' in page, name
     assert "Published at <code>https://claude.ai/artifacts/atlas-bench-3f2</code>" in page

@@ -85,7 +85,8 @@ def persisted_link(r, ctx) -> str:
     name = re.split(r"[\\/]", path)[-1]
     url = ctx.copy_tool_result(name) if name and ctx.copy_tool_result is not None else None
     if url:
-        return f'<p class="persisted-link"><a class="persisted" href="{esc(ctx.href(url))}">open the full output ({esc(name)})</a></p>'
+        return (f'<p class="persisted-link"><a class="persisted" href="{esc(ctx.href(url))}">'
+                f'open the full output ({esc(name)})</a></p>')
     return f'<p class="dim">Full output saved to <code>{esc(path)}</code> (not found in this home)</p>'
 
 
@@ -157,7 +158,8 @@ _SUMMARIES = {name: words for names, words in (
     ("TaskOutput TaskStop", lambda inp, x: inp.get("task_id") or inp.get("taskId") or inp.get("shell_id")),
     ("Workflow", lambda inp, x: _first(inp, "name", "workflow", "workflow_name", "description") or x.get("runId")),
     ("Monitor", lambda inp, x: _first(inp, "description", "command")),
-    ("CronCreate", lambda inp, x: " — ".join(as_str(v) for v in (_first(inp, "cron", "schedule"), inp.get("prompt")) if v)),
+    ("CronCreate", lambda inp, x: " — ".join(
+        as_str(v) for v in (_first(inp, "cron", "schedule"), inp.get("prompt")) if v)),
     ("CronDelete", lambda inp, x: _first(inp, "id", "job_id", "cron_id")),
     ("Artifact", lambda inp, x: _first(inp, "title", "name", "path", "file_path")),
     ("SendUserFile", lambda inp, x: _first(inp, "file_path", "path", "name")),

@@ -36,7 +36,8 @@ def v_task_create(call, inp: dict, x: dict, ctx):
     item = todo_item((f"#{as_str(tid)} " if tid is not None else "") + subject, "pending")
     desc = as_str(inp.get("description"))
     body = f'<ul class="todos">{item}</ul>' + (f'<div class="md">{markdown(desc)}</div>' if desc else "")
-    body += rest_table(inp, ("subject", "description")) + board_html(call.board, as_str(tid) if tid is not None else None)
+    body += rest_table(inp, ("subject", "description"))
+    body += board_html(call.board, as_str(tid) if tid is not None else None)
     return summary, body, small_result(call, ctx)
 
 
@@ -48,7 +49,8 @@ def v_task_update(call, inp: dict, x: dict, ctx):
     if subject:
         summary += f" {esc(short(subject, 80))}"
     if ch:
-        summary += f' <span class="tstatus">{esc(as_str(ch.get("from")).replace("_", " "))}</span> → {_status(as_str(ch.get("to")))}'
+        was = esc(as_str(ch.get("from")).replace("_", " "))
+        summary += f' <span class="tstatus">{was}</span> → {_status(as_str(ch.get("to")))}'
     elif st:
         summary += f" → {_status(st)}"
     if inp.get("owner"):
@@ -92,7 +94,8 @@ def v_task_get(call, inp: dict, x: dict, ctx):
 
 def _bg_task(inp: dict, x: dict) -> tuple[str, dict]:
     task = x.get("task") if isinstance(x.get("task"), dict) else {}
-    tid = as_str(inp.get("task_id") or inp.get("taskId") or inp.get("shell_id") or x.get("task_id") or task.get("task_id"))
+    tid = as_str(inp.get("task_id") or inp.get("taskId") or inp.get("shell_id") or x.get("task_id")
+                 or task.get("task_id"))
     return tid, task
 
 
