@@ -22,6 +22,10 @@ Projects (folder = encoded cwd):
 * ``-Users-chika-dev-dotfiles`` (≤ 2.0.2): an inline ``isSidechain`` run inside the main file after
   a ``Task`` call whose prompt it repeats, the Task result after the run, Japanese text.
 
+* ``-home-dana-atlas`` (2.1.2xx): main calls make_modern_tools.py, which writes one session of it (task
+  tools, every line type/attachment/system subtype of FORMAT.md §13, the new tools); make_modern.py
+  writes the project's other session (workflows, agent trees, forks, teams).
+
 The gallery project (``-home-demo-gallery``) is written by a different script; this one leaves it alone.
 """
 
