@@ -122,6 +122,7 @@ def test_every_new_tool_has_a_summary_line(page):
             assert re.sub(r"<[^>]+>", "", m.group(1)).strip(), name
         assert f'data-tool="{name}"' in page, name
     assert "Published at <code>https://claude.ai/artifacts/atlas-bench-3f2</code>" in page
+    assert "Team atlas-cache created" in page  # the result's own words stay beside its table
     assert "export default async" in page  # the Workflow script, shown as code
 
 

@@ -52,18 +52,20 @@ def _body(call, inp: dict, spec) -> str:
 
 
 def _result(call, x: dict, ctx) -> str | None:
-    """A structured result as a table (an URL, a path, an id…), a short text small, else the generic way."""
+    """The result's text (small when short), then what its structured result adds: an address, a path,
+    a table of the rest."""
     r = call.result
     if r is None or r.is_error:
         return None
-    if x:
-        if isinstance(x.get("url"), str):
-            # A published artifact's address: shown as text (the site links nothing outside itself).
-            return f'<p class="confirm">Published at <code>{esc(x["url"])}</code></p>' + rest_table(x, ("url",))
-        if isinstance(x.get("worktreePath"), str):
-            return f'<p class="confirm">Worktree {path_html(x["worktreePath"])}</p>' + rest_table(x, ("worktreePath",))
-        return kv_table(x)
-    return small_result(call, ctx) or generic_result(r, ctx)
+    said = small_result(call, ctx) or generic_result(r, ctx)
+    if not x:
+        return said
+    if isinstance(x.get("url"), str):
+        # A published artifact's address: shown as text (the site links nothing outside itself).
+        return said + f'<p class="rinfo">Published at <code>{esc(x["url"])}</code></p>' + rest_table(x, ("url",))
+    if isinstance(x.get("worktreePath"), str):
+        return said + f'<p class="rinfo">Worktree {path_html(x["worktreePath"])}</p>' + rest_table(x, ("worktreePath",))
+    return said + kv_table(x)
 
 
 def v_modern(call, inp: dict, x: dict, ctx):

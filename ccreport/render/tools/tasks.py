@@ -89,6 +89,8 @@ def v_task_get(call, inp: dict, x: dict, ctx):
         desc = as_str(task.get("description"))
         res = html + (f'<div class="md">{markdown(desc)}</div>' if desc else "") + rest_table(
             task, ("id", "subject", "status", "owner", "blockedBy", "description", "activeForm"))
+        if call.result is not None:
+            res += source_fold(result_text(call.result))  # the task as the model read it
     return summary, rest_table(inp, ("taskId",)), res
 
 
