@@ -319,6 +319,18 @@ def main_session() -> Session:
     s.call("TaskList", {}, "#1 [in_progress] Publish the report (demo)\n#2 [pending] Archive old reports",
            {"tasks": [{"id": "1", "subject": "Publish the report", "status": "in_progress", "owner": "demo", "blockedBy": []},
                       {"id": "2", "subject": "Archive old reports", "status": "pending", "blockedBy": ["1"]}]})
+    s.call("TaskGet", {"taskId": "2"}, "Task #2: Archive old reports",
+           {"task": {"id": "2", "subject": "Archive old reports", "description": "Move reports older than a year.",
+                     "status": "pending", "blocks": [], "blockedBy": ["1"]}})
+    s.call("TaskOutput", {"task_id": "bg41", "block": True}, "report.html written (12 KB)",
+           {"retrieval_status": "success", "task": {
+               "task_id": "bg41", "task_type": "local_bash", "status": "completed", "description": "Build the report",
+               "output": "report.html written (12 KB)\n", "exitCode": 0}})
+    s.call("TaskStop", {"task_id": "bg41"}, "Successfully stopped task: bg41",
+           {"message": "Successfully stopped task: bg41", "task_id": "bg41", "task_type": "local_bash"})
+    # Scheduling (2.1.2xx tools).
+    s.call("CronCreate", {"cron": "0 8 * * 1", "prompt": "Publish the weekly stock report", "recurring": True},
+           "Scheduled job cron_2 (every Monday at 08:00)", {"id": "cron_2", "humanSchedule": "every Monday at 08:00"})
     # The web.
     s.call("WebSearch", {"query": "python csv DictReader newline parameter"},
            'Web search results for query: "python csv DictReader newline parameter"\n\nLinks: [{"title":"csv — CSV File '

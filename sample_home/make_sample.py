@@ -22,6 +22,10 @@ Projects (folder = encoded cwd):
 * ``-Users-chika-dev-dotfiles`` (≤ 2.0.2): an inline ``isSidechain`` run inside the main file after
   a ``Task`` call whose prompt it repeats, the Task result after the run, Japanese text.
 
+* ``-home-dana-atlas`` (2.1.2xx): main calls make_modern_tools.py, which writes one session of it (task
+  tools, every line type/attachment/system subtype of FORMAT.md §13, the new tools); make_modern.py
+  writes the project's other session (workflows, agent trees, forks, teams).
+
 The gallery project (``-home-demo-gallery``) is written by a different script; this one leaves it alone.
 """
 
@@ -517,8 +521,10 @@ def main(argv: list[str]) -> int:
     project_bob()
     project_chika()
     import make_modern  # (beside this script) the Claude Code 2.1.27x project, teams/ and tasks/ included
+    import make_modern_tools  # a 2.1.2xx session of -home-dana-atlas: task tools, new line types, new tools
 
     make_modern.write(PROJECTS)
+    make_modern_tools.main()
     total = sum(p.stat().st_size for name in OWNED for p in (PROJECTS / name).rglob("*") if p.is_file())
     print(f"sample_home: {sum(1 for n in OWNED for p in (PROJECTS / n).rglob('*') if p.is_file())} files, {total:,} bytes under {PROJECTS}")
     return 0

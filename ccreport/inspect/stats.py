@@ -39,13 +39,31 @@ def render_text(data: dict) -> str:
                                     key=lambda kv: -(kv[1].get("cost") or 0)))
     out += _table("Model", sorted(h["by_model"].items(), key=lambda kv: -(kv[1].get("cost") or 0)))
     out += _table("Day (UTC)", list(h["by_day"].items()), width=12)
+    out += _claude_table(data)
     notes = [f"{h.get('replayed_lines', 0)} replayed lines of compaction / side-question runs not counted.",
              "Cost at API list prices (ccreport/model/prices.py); a subscription is not billed per token."]
     if h.get("forked_lines"):
         notes.append(f"{h['forked_lines']} response lines copied into forked sessions not counted (their parents count them).")
+    cc = h.get("claude_code")
+    if cc:
+        notes.append(f"Claude Code's own cost (its cost-state lines, {cc['sessions']} session(s)): ${cc['cost']:,.2f}. "
+                     "The cost column is ccreport's:")
+        notes.append("assistant-line tokens at list prices; Claude Code's own figure also counts background models")
+        notes.append("(titles, summaries) that never appear as assistant lines, and its own price table.")
     if h.get("unpriced_models"):
         notes.append("No price known for " + ", ".join(h["unpriced_models"]) + ": tokens only.")
     return "\n".join(out + notes) + "\n"
+
+
+def _claude_table(data: dict) -> list[str]:
+    """Sessions whose transcript holds Claude Code's own cost (cost-state lines): both figures side by side."""
+    rows = [(f"{d[:30]}/{sid[:8]}", r) for d, p in data["projects"].items() for sid, r in p["sessions"].items()
+            if r.get("claude_code")]
+    if not rows:
+        return []
+    head = f"{'Session (cost by ccreport / by Claude Code)':<40} {'ccreport':>12} {'Claude Code':>12}"
+    return [head, "-" * len(head)] + [f"{label:<40} {fmt_cost(r['total']):>12} {'$' + format(r['claude_code']['cost'], ',.2f'):>12}"
+                                      for label, r in rows] + [""]
 
 
 def render_json(data: dict) -> str:

@@ -10,6 +10,8 @@ from typing import Any
 from ccreport.source.jsonl import Entry
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.teams import has_teammate_message, teammate_messages
+from ccreport.model import tasks
+from ccreport.model.kinds import CONTEXT_ATTACHMENTS, NOTICE_ATTACHMENTS, attachment_type, is_new_bookkeeping
 from ccreport.model.text import to_text
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -65,11 +67,12 @@ class ToolCall:
     result: ToolResult | None = None
     sidechain_line: int | None = None  # inline sub-agent run started at this line
     reply_line: int | None = None  # SendMessage: the teammate's reply, when it came on the same page
+    board: list | None = None  # Task* calls: the task board after this call's change (model.tasks)
 
 
 @dataclass
 class Message:
-    kind: str  # user | assistant | system | meta | malformed | result | other
+    kind: str  # user | assistant | system | meta | context | notice | malformed | result | other
     line: int  # first JSONL line: the anchor (#L<line>)
     entry: dict | None  # the first entry (envelope fields for display)
     blocks: list = field(default_factory=list)  # (type, payload) pairs
@@ -133,7 +136,9 @@ class Builder:
             "cwd": None,
             "git_branch": None,
             "models": [],
+            "tasks": {},  # the task board so far (model.tasks)
         }
+        self.carry.setdefault("tasks", {})
         self.out: list[Message] = []  # messages of the current (open) page, in order
         self.open_calls: dict[str, ToolCall] = {}  # calls on the open page still without a result
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
@@ -142,6 +147,8 @@ class Builder:
         self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
         self.sent: dict[str, ToolCall] = {}  # SendMessage calls on the open page, by recipient
         self._copying = False  # the line being fed was copied from a fork's parent
+        self._turn_context: Message | None = None  # this turn's context block (model.kinds.CONTEXT_ATTACHMENTS)
+        self._answered = False  # an assistant message came since the turn's context block began
 
     def close_page(self) -> list[Message]:
         """Hand over the open page's messages and start a new page."""
@@ -156,6 +163,7 @@ class Builder:
         self.task_prompts = {}
         self.sent = {}
         self._last_meta = None
+        self._turn_context = None
         self.page_no += 1
         return msgs
 
@@ -182,7 +190,12 @@ class Builder:
             self._user(e, obj)
         elif etype == "system":
             self._emit(Message("system", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain"))))
-        elif isinstance(etype, str) and etype in META_TYPES:
+        elif etype == "attachment" and attachment_type(obj) in CONTEXT_ATTACHMENTS:
+            self._context(e, obj)
+        elif etype == "attachment" and attachment_type(obj) in NOTICE_ATTACHMENTS:
+            self._emit(Message("notice", e.line, obj, lines=[e.line], timestamp=_ts(obj),
+                               sidechain=bool(obj.get("isSidechain"))))
+        elif isinstance(etype, str) and (etype in META_TYPES or is_new_bookkeeping(etype)):
             self._note_title(obj)
             self._meta(e, obj)
         else:
@@ -208,6 +221,8 @@ class Builder:
             t["ai"] = obj["aiTitle"]
         elif etype == "summary" and isinstance(obj.get("summary"), str) and "summary" not in t:
             t["summary"] = obj["summary"]
+        elif etype == "agent-name" and isinstance(obj.get("agentName"), str) and obj["agentName"].strip():
+            t["agent"] = obj["agentName"]
 
     def _emit(self, m: Message) -> None:
         self._last_meta = None
@@ -225,6 +240,17 @@ class Builder:
         m.lines.append(e.line)
         m.blocks.append(("entry", (e.line, obj, e.size)))
 
+    def _context(self, e: Entry, obj: dict) -> None:
+        # One folded block per turn: what Claude Code told the model (system prompt, CLAUDE.md, the
+        # machine, tools on offer) comes as many large lines at the start of each turn.
+        m = self._turn_context
+        if m is None:
+            m = Message("context", e.line, obj, timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
+            self._emit(m)
+            self._turn_context = m
+        m.lines.append(e.line)
+        m.blocks.append(("entry", (e.line, obj, e.size)))
+
     def _assistant(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         content = msg.get("content")
@@ -237,6 +263,7 @@ class Builder:
             if m.model and m.model not in self.carry["models"] and m.model != "<synthetic>":
                 self.carry["models"].append(m.model)
             self._emit(m)
+            self._answered = True
             if mid:
                 self.by_msg_id[mid] = m
         m.lines.append(e.line)
@@ -312,6 +339,8 @@ class Builder:
             if call is not None:
                 call.sidechain_line = e.line
                 m.late_call = {"id": call.id, "name": call.name, "line": call.line, "page": None, "sidechain": True}
+        if self._answered:  # a user message after an answer starts a new turn (and context block)
+            self._turn_context, self._answered = None, False
         self._emit(m)
 
     def _note_sent(self, call: ToolCall) -> None:
@@ -344,9 +373,13 @@ class Builder:
         call = self.open_calls.pop(cid, None)
         if call is not None:
             call.result = res
+            if tasks.apply(self.carry["tasks"], call.name, call.input, res):
+                call.board = tasks.snapshot(self.carry["tasks"])
             return
         late = self.carry["late_calls"].pop(cid, None)
         info = {"id": cid, "name": late[0], "line": late[1], "page": late[2]} if late else None
+        if late and tasks.apply(self.carry["tasks"], late[0], None, res):
+            info["board"] = tasks.snapshot(self.carry["tasks"])
         m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
         m.blocks.append(("tool_result", res))
         self._emit(m)
@@ -354,7 +387,7 @@ class Builder:
 
 def title_of(carry: dict) -> str | None:
     t = carry["titles"]
-    return t.get("custom") or t.get("ai") or t.get("summary") or t.get("prompt")
+    return t.get("custom") or t.get("agent") or t.get("ai") or t.get("summary") or t.get("prompt")
 
 
 def _ts(obj: dict) -> str | None:

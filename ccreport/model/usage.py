@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from ccreport.source.jsonl import read_entries
 from ccreport.model.forks import copied, fork_ref
+from ccreport.model.kinds import cost_state
 from ccreport.model.messages import USAGE_KEYS
 from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 
@@ -69,9 +70,12 @@ class TranscriptUsage:
         # A forked transcript's copied prefix (model.forks): its responses are the parent's, counted there.
         self.fork: dict | None = None
         self.forked_lines = 0
+        # Claude Code's own figure: the last ``cost-state`` line (model.kinds.cost_state), beside ours.
+        self.claude: dict | None = None
         if isinstance(data, dict):
             self.fork = data.get("fork") if isinstance(data.get("fork"), dict) else None
             self.forked_lines = data.get("forked_lines") or 0
+            self.claude = data.get("claude") if isinstance(data.get("claude"), dict) else None
             for r in data.get("rows") or []:
                 self.groups[_key(r[0], r[1], r[6])] = r
             sums = data.get("sums") or {}
@@ -84,7 +88,7 @@ class TranscriptUsage:
         return dict(zip(USAGE_KEYS, self.total))
 
     def to_json(self) -> dict:
-        out = {"rows": list(self.groups.values()),
+        out = {"rows": list(self.groups.values()), "claude": self.claude,
                "sums": {"total": self.total, "by_model": self.by_model, "by_day": self.by_day}}
         if self.fork is not None:
             out.update(fork=self.fork, forked_lines=self.forked_lines)
@@ -102,6 +106,8 @@ class TranscriptUsage:
         if self._forked(obj, line):
             return
         if obj.get("type") != "assistant":
+            if obj.get("type") == "cost-state":
+                self.claude = cost_state(obj) or self.claude  # written many times: the last one holds
             return
         msg = obj.get("message")
         if not isinstance(msg, dict):
@@ -194,7 +200,19 @@ def merge_ledgers(ledgers: list[tuple[str, str, TranscriptUsage]]) -> dict:
             "by_day": {d: _rec(v) for d, v in sorted(by_day.items())},
             "by_transcript": {t: _rec(v) for t, v in by_tr.items()}, "replayed_lines": replayed,
             "forked_lines": sum(led.forked_lines for _, _, led in ledgers),
-            "unpriced_models": sorted(m for m in by_model if price_of(m) is None)}
+            "unpriced_models": sorted(m for m in by_model if price_of(m) is None),
+            "claude_code": _claude_figure(ledgers, main)}
+
+
+def _claude_figure(ledgers: list, main) -> dict | None:
+    """Claude Code's own cost of the session (``cost-state``): the main transcript's, else the
+    largest an agent file holds; ``sessions`` counts the sessions that recorded one."""
+    found = [led.claude for _, _, led in ledgers if led.claude]
+    if not found:
+        return None
+    best = main.claude if main is not None and main.claude else max(found, key=lambda c: c.get("cost", 0))
+    return {"cost": best.get("cost", 0.0), "sessions": 1, "unknown_model_cost": bool(best.get("unknown_model_cost")),
+            "models": dict(best.get("models") or {})}
 
 
 def merge_reports(reports: Iterable[dict]) -> dict:
@@ -202,6 +220,7 @@ def merge_reports(reports: Iterable[dict]) -> dict:
     total, by_model, by_day = _rec([0] * NSUM), {}, {}
     unpriced: set[str] = set()
     replayed = forked = 0
+    claude: dict | None = None
     for r in reports:
         add_into(total, r["total"])
         for m, rec in r["by_model"].items():
@@ -211,8 +230,17 @@ def merge_reports(reports: Iterable[dict]) -> dict:
         unpriced.update(r.get("unpriced_models") or [])
         replayed += r.get("replayed_lines", 0)
         forked += r.get("forked_lines", 0)
+        cc = r.get("claude_code")
+        if cc:
+            claude = claude or {"cost": 0.0, "sessions": 0, "unknown_model_cost": False, "models": {}}
+            claude["cost"] += cc.get("cost", 0.0)
+            claude["sessions"] += cc.get("sessions", 0)
+            claude["unknown_model_cost"] |= bool(cc.get("unknown_model_cost"))
+            for m, c in (cc.get("models") or {}).items():
+                claude["models"][m] = claude["models"].get(m, 0.0) + c
     return {"total": total, "by_model": by_model, "by_day": dict(sorted(by_day.items())),
-            "replayed_lines": replayed, "forked_lines": forked, "unpriced_models": sorted(unpriced)}
+            "replayed_lines": replayed, "forked_lines": forked, "unpriced_models": sorted(unpriced),
+            "claude_code": claude}
 
 
 def session_report(session) -> dict:

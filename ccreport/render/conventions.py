@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from ccreport.model.text import json_text, to_text
-from ccreport.render.blocks import fmt_time, json_block, kv_table
+from ccreport.render.blocks import fmt_time, kv_table
+from ccreport.render import notes
 from ccreport.render.markup import ansi_to_html, cut, esc, human_size, markdown, pre, source_fold
 from ccreport.render.teammates import teammate_text
 
@@ -136,6 +137,9 @@ def system_note(m) -> str:
     content = e.get("content") if isinstance(e.get("content"), str) else ""
     anchor = f'id="L{m.line}"'
     when = fmt_time(m.timestamp)
+    new = notes.system_new(e, anchor, when)
+    if new is not None:
+        return new
     if sub == "compact_boundary":
         meta = e.get("compactMetadata") if isinstance(e.get("compactMetadata"), dict) else {}
         trig = meta.get("trigger", "")
@@ -160,24 +164,28 @@ def system_note(m) -> str:
         html, _, label = user_text(content, {})
         return f'<div class="sysnote local" {anchor}><span class="dim">{esc(label or "Local command")}</span> {when}{html}</div>'
     if sub == "stop_hook_summary":
-        n = e.get("hookCount")
-        errs = e.get("hookErrors") if isinstance(e.get("hookErrors"), list) else []
-        infos = e.get("hookInfos") if isinstance(e.get("hookInfos"), list) else []
-        cmds = "".join(f"<li><code>{esc(i.get('command') if isinstance(i, dict) else i)}</code></li>" for i in infos)
-        body = (f'<ul class="hooks">{cmds}</ul>' if cmds else "") + "".join(
-            pre(x if isinstance(x, str) else json_text(x), cls="err") for x in errs)
-        if e.get("preventedContinuation"):
-            body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
-        return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
-                f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{body}</details></div>')
+        return _stop_hooks(e, anchor, when)
     cls = "sysnote err" if e.get("level") == "error" else "sysnote warn" if e.get("level") == "warning" else "sysnote"
     label = esc(sub or "system")
-    body = pre(content) if content else json_block(e)
+    # A subtype without text (new ones keep coming) shows its fields as a table, not as JSON.
+    body = pre(content) if content else notes.fields_table(e) or '<p class="dim">(no fields)</p>'
     if content and len(content) < 300 and "\n" not in content:
-        # (hook output carries ANSI colours: shown as colours, the escapes kept in the source fold)
-        src = source_fold(content) if "\x1b" in content else ""
-        return f'<div class="{cls}" {anchor}><span class="dim">{label}:</span> {ansi_to_html(content)} {when}{src}</div>'
+        return notes.one_line(cls, anchor, label, content, when)
     return f'<div class="{cls}" {anchor}><details><summary>{label} {when}</summary>{body}</details></div>'
+
+
+def _stop_hooks(e: dict, anchor: str, when: str) -> str:
+    n = e.get("hookCount")
+    errs = e.get("hookErrors") if isinstance(e.get("hookErrors"), list) else []
+    infos = e.get("hookInfos") if isinstance(e.get("hookInfos"), list) else []
+    cmds = "".join(f"<li><code>{ansi_to_html(to_text(i.get('command') if isinstance(i, dict) else i))}</code></li>"
+                   for i in infos)
+    body = (f'<ul class="hooks">{cmds}</ul>' if cmds else "") + "".join(
+        pre(x if isinstance(x, str) else json_text(x), cls="err") for x in errs)
+    if e.get("preventedContinuation"):
+        body += f'<p class="err">Stopped the turn{": " + esc(e.get("stopReason")) if e.get("stopReason") else ""}</p>'
+    return (f'<div class="sysnote{" err" if errs else ""}" {anchor}><details><summary>Stop hooks: {esc(n)} ran'
+            f'{", " + str(len(errs)) + " errors" if errs else ""} {when}</summary>{body}</details></div>')
 
 
 _PREVIEW = 400
@@ -192,8 +200,10 @@ def meta_row(line: int, obj: dict, size: int, anchor: bool = True) -> str:
     rid = f' id="L{line}"' if anchor else ""
     t = obj.get("type", "?")
     head = f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(t)}</b> '
-    gist = ""
-    if isinstance(t, str) and t in _GIST_FIELD:
+    gist = notes.bookkeeping_gist(obj) or ""
+    if gist:
+        pass
+    elif isinstance(t, str) and t in _GIST_FIELD:
         gist = obj.get(_GIST_FIELD[t], "")
     elif t == "queue-operation":
         content = obj.get("content") if isinstance(obj.get("content"), str) else ""
@@ -217,11 +227,13 @@ def meta_row(line: int, obj: dict, size: int, anchor: bool = True) -> str:
         if isinstance(att.get("hookName"), str):
             # Hook output: say which hook ran (and how it ended) so it is not mistaken for a prompt.
             gist = f'{gist} {att["hookName"]}' + (f' exit {att["exitCode"]}' if isinstance(att.get("exitCode"), int) else "")
-        return f'{head}{esc(gist)} <span class="dim">({human_size(size)})</span>{_attachment_body(att)}</div>'
+        body = notes.attachment_body(att) or _attachment_body(att)
+        return (f'{head}{ansi_to_html(to_text(gist))} <span class="dim">({human_size(size)})</span>{body}'
+                f'{notes.rendered_fold(obj)}</div>')
     gist = to_text(gist)
     full = json_text(obj)
     shown = full[:_PREVIEW] + (f" … ({human_size(size)} in all)" if len(full) > _PREVIEW else "")
-    return (f'{head}{esc(gist[:300])}'
+    return (f'{head}{ansi_to_html(gist[:300])}'
             f'<details class="raw"><summary>raw ({human_size(size)})</summary><pre>{esc(shown)}</pre></details></div>')
 
 
@@ -242,8 +254,8 @@ def _attachment_body(att: dict) -> str:
     for key in ("prompt", "stdout", "snippet", "planContent"):
         if isinstance(att.get(key), str) and att[key]:
             return pre(att[key])
-    text = json_text(att)
-    return f'<pre class="dim">{esc(text[:_PREVIEW])}{" …" if len(text) > _PREVIEW else ""}</pre>'
+    # An attachment without text (plan_mode, auto_mode, new types): its fields, as a table.
+    return notes.fields_table(att, ("type",))
 
 
 # --- tool output text -------------------------------------------------------------------------

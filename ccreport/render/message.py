@@ -8,7 +8,7 @@ from datetime import datetime
 
 from ccreport.layout import page_name
 from ccreport.model.messages import Message, ToolResult
-from ccreport.render import conventions, runs, teammates, tools
+from ccreport.render import conventions, notes, runs, teammates, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
 from ccreport.model.text import cut_words
@@ -68,7 +68,26 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
     if m.reply_to:
         parts.insert(0, teammates.reply_note(m.reply_to, ctx))
     return (f'<article class="msg {kind_cls}{" side" if m.sidechain else ""}" id="L{m.line}">'
-            f'{_header(esc(label), m)}<div class="body">{"".join(parts)}</div></article>')
+            f'{_header(esc(label), m, origin_chip(m.entry))}<div class="body">{"".join(parts)}</div></article>')
+
+
+# origin.kind (2.1.2xx): who sent a user line when no person typed it.
+_ORIGINS = {"task-notification": "sent by a background task", "hook": "sent by a hook",
+            "peer": "sent by another session", "human": "typed by a person"}
+
+
+def origin_chip(entry: dict | None) -> str:
+    origin = (entry or {}).get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    if not isinstance(kind, str) or not kind:
+        return ""
+    text = _ORIGINS.get(kind, f"sent by {kind}")
+    if kind == "peer" and origin.get("from"):
+        text += f" ({origin['from']})"
+    src = entry.get("promptSource")
+    if isinstance(src, str) and src:
+        text += f", via {src}"
+    return f'<span class="chip origin origin-{esc(kind)}" title="origin.kind = {esc(kind)}">{esc(text)}</span>'
 
 
 def _render_assistant(m: Message, ctx: RenderContext) -> str:
@@ -146,6 +165,9 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
     counts: dict[str, int] = {}
     for line, obj, size in (p for _, p in m.blocks):
         t = obj.get("type", "?")
+        att = obj.get("attachment") if t == "attachment" else None
+        if isinstance(att, dict) and isinstance(att.get("type"), str):
+            t = att["type"]  # an attachment by what it is (task_reminder, hook_success, …)
         counts[t] = counts.get(t, 0) + 1
         rows.append(conventions.meta_row(line, obj, size, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
@@ -202,6 +224,7 @@ def _render_system(m: Message, ctx: RenderContext) -> str:
 
 
 _RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta, "fork": _render_fork,
+              "context": lambda m, ctx: notes.context_html(m), "notice": lambda m, ctx: notes.notice_html(m),
               "system": _render_system,
               "malformed": _render_malformed, "result": _render_result, "other": _render_other}
 

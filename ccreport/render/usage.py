@@ -72,4 +72,15 @@ def view(report: dict | None, label: str = "Activity per day") -> dict | None:
             "models": [dict(fmt_tokens(r), name=m) for m, r in models],
             "unpriced": report.get("unpriced_models") or [], "replayed": report.get("replayed_lines", 0),
             "forked": report.get("forked_lines", 0),
-            "days": len(report.get("by_day") or {}), "chart": day_chart(report.get("by_day") or {}, label)}
+            "days": len(report.get("by_day") or {}), "chart": day_chart(report.get("by_day") or {}, label),
+            "claude": claude_view(report.get("claude_code"))}
+
+
+def claude_view(cc: dict | None) -> dict | None:
+    """Claude Code's own cost (its ``cost-state`` lines) as the pages show it beside ccreport's."""
+    if not cc:
+        return None
+    models = sorted((cc.get("models") or {}).items(), key=lambda kv: -kv[1])
+    return {"cost": f"${cc.get('cost', 0.0):,.2f}", "sessions": cc.get("sessions", 1),
+            "models": [{"name": m, "cost": f"${c:,.2f}"} for m, c in models],
+            "unknown": bool(cc.get("unknown_model_cost"))}

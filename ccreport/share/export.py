@@ -13,7 +13,7 @@ from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
 from ccreport.model.pages import paginate
-from ccreport.share.redact import Redactor
+from ccreport.share.redact import Redactor, learn_accounts
 
 
 class ExportError(Exception):
@@ -46,6 +46,8 @@ class TranscriptInfo:
 
 
 def _entries(t: Transcript, redactor: Redactor | None):
+    if redactor is not None:
+        learn_accounts(redactor, t.path)  # the whole file first: an id may appear before its line
     for e in read_entries(t.path):
         if redactor is not None:  # (None and "" come back as they went in)
             e.obj = redactor.value(e.obj)

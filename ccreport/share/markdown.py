@@ -224,10 +224,19 @@ class MdRenderer:
             yield Block([Raw("---\n\n*The conversation was compacted here.*\n\n")])
             return
         if content:
-            yield Block([Code(strip_ansi(content))], f"System ({sub}): {content}")
+            yield Block([Code(strip_ansi(content))], f"System ({sub}): {strip_ansi(content)}")
 
     def _meta(self, m: Message):
         return iter(())  # bookkeeping lines (snapshots, titles, queue…): not part of a shared conversation
+
+    _context = _meta  # what Claude Code told the model (system prompt, environment, account): not shared
+
+    def _notice(self, m: Message):
+        att = (m.entry or {}).get("attachment")
+        att = att if isinstance(att, dict) else {}
+        words = " ".join(_s(att.get(k)) for k in ("hookEvent", "hookName", "taskId", "status") if att.get(k))
+        text = next((_s(att[k]) for k in ("deltaSummary", "stderr", "error", "content") if att.get(k)), "")
+        yield Block([Code(strip_ansi(text))] if text else [], f"{_s(att.get('type')) or 'notice'}: {strip_ansi(words)}")
 
     def _malformed(self, m: Message):
         yield Block([Code(m.raw or "")], f"Malformed line {m.line}: {m.error or ''}")

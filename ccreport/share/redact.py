@@ -70,6 +70,7 @@ class Redactor:
     patterns: list[str] = field(default_factory=list)  # --redact-pattern values
     homes: list[str] | None = None  # homes besides /Users/*, /home/*, C:\Users\* (default: this user's)
     counts: dict = field(default_factory=dict)
+    accounts: set = field(default_factory=set)  # literal account e-mails / ids found by learn_accounts
 
     def __post_init__(self):
         self._rules = list(_RULES)
@@ -81,6 +82,8 @@ class Redactor:
     def text(self, s: str) -> str:
         if not s:
             return s
+        if self.accounts:  # account e-mail and ids this session's files hold (see learn_accounts)
+            s = self._accounts(s)
         if len(s) >= 8:
             low = s.lower()
             for kind, pat, group, triggers in self._rules:
@@ -104,6 +107,13 @@ class Redactor:
         self.counts[kind] = self.counts.get(kind, 0) + 1
         start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
         return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
+
+    def _accounts(self, s: str) -> str:
+        for value in self.accounts:
+            if value in s:
+                self.counts["account-id"] = self.counts.get("account-id", 0) + s.count(value)
+                s = s.replace(value, "[REDACTED:account-id]")
+        return s
 
     # --- entries -------------------------------------------------------------------------------
     def value(self, v):
@@ -139,3 +149,57 @@ def compile_patterns(patterns) -> list[str]:
             # It would "redact" the empty string between every two characters.
             raise ValueError(f"--redact-pattern {p!r} matches the empty string")
     return list(patterns)
+
+
+# --- account identifiers (Claude Code 2.1.2xx, FORMAT.md §13) --------------------------------------
+# The account e-mail sits in ``session_context`` attachments, the account and organisation UUIDs in
+# ``bridge-session`` lines. They are found structurally, before the export starts, and every later
+# occurrence of the same value, in any line, is replaced.
+_ACCOUNT_MARKERS = (b'"session_context"', b'"bridge-session"')
+_ACCOUNT_KEY = re.compile(r"(?i)^(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)?$|e-?mail")
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+
+
+def account_values(obj) -> set[str]:
+    """The account e-mails and account/organisation ids one parsed line holds (empty for other lines)."""
+    if not isinstance(obj, dict):
+        return set()
+    att = obj.get("attachment")
+    if obj.get("type") == "attachment" and isinstance(att, dict) and att.get("type") == "session_context":
+        found = {v for k, v in att.items() if isinstance(v, str) and _ACCOUNT_KEY.search(k) and v}
+        stack = [att, obj.get("rendered")]
+        while stack:  # every e-mail address in any string of the attachment
+            v = stack.pop()
+            if isinstance(v, str):
+                found.update(_EMAIL.findall(v))
+            elif isinstance(v, dict):
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+        return found
+    if obj.get("type") == "bridge-session":
+        return {v for k, v in obj.items() if isinstance(v, str) and len(v) >= 6 and _ACCOUNT_KEY.search(k)}
+    return set()
+
+
+def learn_accounts(redactor: Redactor, path: Path) -> None:
+    """Add the account values of one transcript to ``redactor.accounts`` (a fast byte search first:
+    most files hold neither line type)."""
+    import mmap
+
+    import orjson
+
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for marker in _ACCOUNT_MARKERS:
+                pos = mm.find(marker)
+                while pos >= 0:
+                    start, end = mm.rfind(b"\n", 0, pos) + 1, mm.find(b"\n", pos)
+                    end = len(mm) if end < 0 else end
+                    try:
+                        redactor.accounts |= account_values(orjson.loads(mm[start:end]))
+                    except orjson.JSONDecodeError:
+                        pass
+                    pos = mm.find(marker, end)
+    except (OSError, ValueError):  # (ValueError: an empty file cannot be mapped)
+        return

@@ -42,7 +42,7 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = next((x.title for x in ordered if x.title), None)
+    title = s.custom_title or next((x.title for x in ordered if x.title), None)  # a /rename wins
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
     return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
                        first_turn=first_turn_url(main_state.turns) if main_state else None,

@@ -28,7 +28,9 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-FORMAT = 6  # 6: turns (model.turns) per transcript; 5: typed session state (nested summary); 4: usage ledgers
+# 7: turns (model.turns) per transcript, the task board and Claude Code's own cost (cost-state) in
+# carry and ledgers; 5: typed session state (nested summary); 4: usage ledgers in the session file
+FORMAT = 7
 HEAD_BYTES = 64 * 1024
 
 

@@ -9,7 +9,7 @@ from markupsafe import Markup
 from ccreport.layout import page_name, transcript_slug, url_name
 from ccreport.model.teams import merge_facts
 from ccreport.render.teammates import colour_class
-from ccreport.render.tools.tasks import checklist
+from ccreport.render.checklist import checklist
 from ccreport.source.home import Session
 from ccreport.source.teams import read_team
 

@@ -92,6 +92,7 @@ class Session:
     main: Transcript | None = None
     agents: list[Transcript] = field(default_factory=list)
     tool_results_dir: Path | None = None
+    custom_title: str | None = None  # <session>/custom-title.json (written by /rename, 2.1.2xx)
 
     @property
     def transcripts(self) -> list[Transcript]:
@@ -299,3 +300,18 @@ def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
                 project.session(sdir.name).agents.append(t)
     if (sdir / "tool-results").is_dir():
         project.session(sdir.name).tool_results_dir = sdir / "tool-results"
+    title = _read_custom_title(sdir / "custom-title.json", inside.root)
+    if title:
+        project.session(sdir.name).custom_title = title
+
+
+def _read_custom_title(path: Path, root: Path) -> str | None:
+    """The title a /rename left in custom-title.json (None: no file, unreadable, or linked out of the home)."""
+    if not contained(path, root):
+        return None
+    try:
+        data = orjson.loads(path.read_bytes()) if path.stat().st_size < 64 * 1024 else None
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    title = data.get("customTitle") if isinstance(data, dict) else None
+    return title.strip()[:300] if isinstance(title, str) and title.strip() else None

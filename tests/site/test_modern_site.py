@@ -44,7 +44,7 @@ def test_session_page_shows_tree_runs_team_and_board(sample_site):
     assert f'href="workflow-{RUN}/index.html"' in html
     team = html[html.index('<section class="team">'):html.index("</section>", html.index('<section class="team">'))]
     assert "profiler" in team and "reviewer" in team and "tm-blue" in team and "tm-green" in team
-    assert "☑" in team and "Review the cache fix" in team and "blocked by 1" in team
+    assert "☑" in team and "Review the cache fix" in team and "blocked by #1" in team
     assert "teams/atlas-perf/config.json" in team  # read from the home's team files
 
 

@@ -18,11 +18,14 @@ from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.paths import relative
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
-from ccreport.render.tools.base import as_str, extra_of, generic_result, input_of, ok_text, short, tool_summary
+from ccreport.render.tools.base import (as_str, extra_of, generic_result, input_of, ok_text, persisted_link, short,
+                                       tool_summary)
 from ccreport.render.tools.files import change_counts, v_edit, v_read, v_write
 from ccreport.render.tools.search import v_search, v_tool_search, v_web_fetch, v_web_search
 from ccreport.render.tools.shell import v_bash, v_bash_output
-from ccreport.render.tools.tasks import v_task_create, v_task_list, v_task_update, v_todo
+from ccreport.render.tools.modern import NAMES as MODERN_NAMES, v_modern
+from ccreport.render.tools.tasks import (v_task_create, v_task_get, v_task_list, v_task_output, v_task_stop,
+                                         v_task_update, v_todo)
 
 
 def v_mcp(call, inp: dict, x: dict, ctx):
@@ -49,7 +52,8 @@ VIEWS = {
     "TodoWrite": v_todo, "TaskCreate": v_task_create, "TaskUpdate": v_task_update, "TaskList": v_task_list,
     "Task": v_task, "Agent": v_task, "AskUserQuestion": v_ask, "ExitPlanMode": v_plan, "exit_plan_mode": v_plan,
     "Skill": v_skill, "SendMessage": v_send_message,
-}
+    "TaskGet": v_task_get, "TaskOutput": v_task_output, "TaskStop": v_task_stop,
+} | {name: v_modern for name in MODERN_NAMES}
 
 
 def view_for(name: str):
@@ -103,7 +107,7 @@ def render_call(call, ctx) -> str:
         result = ""
     else:
         status = '<span class="errflag">error</span>' if err else ""
-        inner = res_html if res_html is not None else generic_result(r, ctx)
+        inner = (res_html if res_html is not None else generic_result(r, ctx)) + persisted_link(r, ctx)
         if err and isinstance(r.extra, (dict, list)) and r.extra:
             # Views skip the structured result of a failed call; it may still say what happened.
             inner += f'<details class="raw"><summary>structured result (toolUseResult)</summary>{kv_table(r.extra)}</details>'
@@ -134,5 +138,5 @@ def result_only_html(res, name, ctx) -> str:
         call = ToolCall(res.tool_use_id, name, None, 0, result=res)
         _, _, html = view(call, {}, extra_of(call), ctx)
         if html is not None:
-            return html
-    return generic_result(res, ctx)
+            return html + persisted_link(res, ctx)
+    return generic_result(res, ctx) + persisted_link(res, ctx)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ccreport.model.text import to_text
 from ccreport.render.blocks import kv_table, result_content_html
 from ccreport.render.conventions import output_text
@@ -73,6 +75,22 @@ def generic_result(r, ctx) -> str:
     return result_content_html(r.content, ctx, r.is_error)
 
 
+def persisted_link(r, ctx) -> str:
+    """A link to the full output a result's ``persistedOutputPath`` names ('' when it names none).
+
+    The path is absolute on the machine that wrote it (FORMAT.md §13.1): the file is looked up by its
+    name in this session's tool-results/ folder."""
+    path = r.extra.get("persistedOutputPath") if isinstance(r.extra, dict) else None
+    if not isinstance(path, str) or not path or "<persisted-output>" in result_text(r):
+        return ""  # (a <persisted-output> note in the text gets its link from conventions.persisted_output)
+    name = re.split(r"[\\/]", path)[-1]
+    url = ctx.copy_tool_result(name) if name and ctx.copy_tool_result is not None else None
+    if url:
+        return (f'<p class="persisted-link"><a class="persisted" href="{esc(ctx.href(url))}">'
+                f'open the full output ({esc(name)})</a></p>')
+    return f'<p class="dim">Full output saved to <code>{esc(path)}</code> (not found in this home)</p>'
+
+
 def small_result(call, ctx) -> str | None:
     """A confirmation text shown small (errors the normal way)."""
     t = ok_text(call)
@@ -138,7 +156,27 @@ _SUMMARIES = {name: words for names, words in (
         (ln.lstrip("# ").strip() for ln in as_str(inp.get("plan") or x.get("plan")).split("\n") if ln.strip()), "")),
     ("Skill", lambda inp, x: inp.get("skill") or inp.get("command") or x.get("commandName")),
     ("SendMessage", lambda inp, x: inp.get("to") or inp.get("recipient")),
+    ("TaskGet", lambda inp, x: "#" + as_str(inp.get("taskId") or _dict_at(x, "task").get("id"))),
+    ("TaskOutput TaskStop", lambda inp, x: inp.get("task_id") or inp.get("taskId") or inp.get("shell_id")),
+    ("Workflow", lambda inp, x: _first(inp, "name", "workflow", "workflow_name", "description") or x.get("runId")),
+    ("Monitor", lambda inp, x: _first(inp, "description", "command")),
+    ("CronCreate", lambda inp, x: " — ".join(
+        as_str(v) for v in (_first(inp, "cron", "schedule"), inp.get("prompt")) if v)),
+    ("CronDelete", lambda inp, x: _first(inp, "id", "job_id", "cron_id")),
+    ("Artifact", lambda inp, x: _first(inp, "title", "name", "path", "file_path")),
+    ("SendUserFile", lambda inp, x: _first(inp, "file_path", "path", "name")),
+    ("SendFeedback", lambda inp, x: _first(inp, "feedback", "message", "summary")),
+    ("SubagentHandback", lambda inp, x: _first(inp, "summary", "message", "result")),
+    ("EnterWorktree", lambda inp, x: _first(inp, "name", "branch", "path") or x.get("worktreePath")),
+    ("ExitWorktree", lambda inp, x: _first(inp, "action", "name")),
+    ("TeamCreate TeamDelete", lambda inp, x: _first(inp, "team_name", "name", "team")),
+    ("CronList ListAgents", lambda inp, x: ""),
 ) for name in names.split()}
+
+
+def _first(inp: dict, *keys):
+    """The first of ``keys`` set in inp (the tools of 2.1.2xx name the same thing differently)."""
+    return next((inp[k] for k in keys if inp.get(k) not in (None, "")), None)
 
 
 def tool_summary(call) -> str:
