@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from ccreport.source.home import Session, discover, peek_field
+from ccreport.source.jsonl import lines
 from ccreport.render.markup import human_size
 from ccreport.model.messages import typed_prompt_text
 
@@ -60,7 +61,7 @@ def _title_and_last(path: Path) -> tuple[str | None, str | None]:
             fh.seek(max(0, fh.tell() - TAIL_BYTES))
             tail = fh.read(TAIL_BYTES)
             fh.seek(0)
-            head = fh.readlines(HEAD_BYTES)
+            head = _head_lines(fh)
     except OSError:
         return None, None
     stamps = _TS.findall(tail)
@@ -72,12 +73,26 @@ def _title_and_last(path: Path) -> tuple[str | None, str | None]:
     return title or next((prompt for obj in _objects(head) if (prompt := typed_prompt_text(obj))), None), last
 
 
+def _head_lines(fh) -> list:
+    """Whole lines from the start until HEAD_BYTES are read (each held only up to jsonl.LINE_CAP)."""
+    head, read = [], 0
+    for ln in lines(fh):
+        if not ln.cut:
+            head.append(ln.data)
+        read += ln.size
+        if read >= HEAD_BYTES:
+            break
+    return head
+
+
 def _count_messages(path: Path) -> int:
     try:
         with open(path, "rb") as fh:
             # The top-level "type" comes first or near the start in Claude Code's lines; nested
-            # blocks say "text"/"tool_use"/…, never "user"/"assistant".
-            return sum(1 for raw in fh if _TYPE.search(raw, 0, 4096) or (len(raw) > 4096 and _TYPE.search(raw)))
+            # blocks say "text"/"tool_use"/…, never "user"/"assistant". A line too long to hold is
+            # judged by its start.
+            return sum(1 for ln in lines(fh, keep=4096)
+                       if _TYPE.search(ln.data, 0, 4096) or (len(ln.data) > 4096 and _TYPE.search(ln.data)))
     except OSError:
         return 0
 
