@@ -40,7 +40,7 @@ def lines(fh: BinaryIO, cap: int | None = None, keep: int = PREVIEW) -> Iterator
     while True:
         buf = bytearray()  # grown in place (a list of chunks joined at the end would peak at twice the line)
         while len(buf) <= cap:
-            chunk = fh.readline(CHUNK)
+            chunk = fh.readline(min(CHUNK, cap + 1 - len(buf)))
             buf += chunk
             if not chunk or chunk.endswith(b"\n"):
                 break
