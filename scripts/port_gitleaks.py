@@ -96,6 +96,13 @@ def split_lead(regex: str) -> tuple[str, int]:
     return (m.group(1) or "") + regex[m.end():], int(m.group(2))
 
 
+# Most rules end a token with this: a quote, a space, ";", an escaped newline or the end. In a
+# transcript a key is as often followed by ".", ",", ")" or "<" (prose, markdown, HTML), and the
+# rule would then not match at all. For redaction the end is dropped: ccreport extends a match that
+# stops inside a run of token characters to the end of the run instead (share/secrets.py).
+_END = "(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+
+
 def port(cfg: dict) -> tuple[list, dict, list]:
     rules, dropped = [], []
     for r in cfg["rules"]:
@@ -106,6 +113,7 @@ def port(cfg: dict) -> tuple[list, dict, list]:
                   "stopwords": [w.lower() for w in a.get("stopwords", [])], "and": a.get("condition") == "AND"}
                  for a in r.get("allowlists", []) if not a.get("paths")]
         regex, lead = split_lead(translate(r["regex"]))
+        regex = regex.removesuffix(_END)
         rules.append({"id": r["id"], "regex": regex, "lead": lead, "keywords": [k.lower() for k in r["keywords"]],
                       "entropy": r.get("entropy", 0), "group": r.get("secretGroup", 0), "allow": allow})
     g = cfg.get("allowlist", {})
