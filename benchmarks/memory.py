@@ -125,7 +125,8 @@ def main() -> None:
     rows = ["| command | zero bytes: peak MiB | s | one line: peak MiB | s |", "|---|---:|---:|---:|---:|"]
     for name in results["zeros"]:
         z, ln = results["zeros"][name], results["line"][name]
-        rows.append(f"| {name} | {z['peak_mib']:.0f} | {z['seconds']:.1f} | {ln['peak_mib']:.0f} | {ln['seconds']:.1f} |")
+        rows.append(f"| {name} | {z['peak_mib']:.0f} | {z['seconds']:.1f} "
+                    f"| {ln['peak_mib']:.0f} | {ln['seconds']:.1f} |")
     table = "\n".join(rows)
     print(f"{a.mib} MiB files\n{table}")
     for kind, r in results.items():

@@ -117,7 +117,8 @@ def port(cfg: dict) -> tuple[list, dict, list]:
         rules.append({"id": r["id"], "regex": regex, "lead": lead, "keywords": [k.lower() for k in r["keywords"]],
                       "entropy": r.get("entropy", 0), "group": r.get("secretGroup", 0), "allow": allow})
     g = cfg.get("allowlist", {})
-    glob = {"regexes": [translate(x) for x in g.get("regexes", [])], "stopwords": [w.lower() for w in g.get("stopwords", [])]}
+    glob = {"regexes": [translate(x) for x in g.get("regexes", [])],
+            "stopwords": [w.lower() for w in g.get("stopwords", [])]}
     return rules, glob, dropped
 
 

@@ -44,7 +44,8 @@ _k("aws-secret-key", r(ALNUM + "/+", 40, "awss"), "aws_secret_access_key = {}")
 _k("github-pat-classic", "ghp" + "_" + r(ALNUM, 36, "ghp"), "git clone https://x:{}@github.com/o/r")
 _k("github-pat-fine", "github" + "_pat_" + r(ALNUM, 22, "ghf") + "_" + r(ALNUM, 59, "ghf2"), "GH_TOKEN={}")
 _k("github-oauth", "gho" + "_" + r(ALNUM, 36, "gho"), "token {}")
-_k("slack-bot", "xox" + "b-" + r("0123456789", 12, "sl1") + "-" + r("0123456789", 13, "sl2") + "-" + r(ALNUM, 24, "sl3"),
+DIGITS = "0123456789"
+_k("slack-bot", "xox" + "b-" + r(DIGITS, 12, "sl1") + "-" + r(DIGITS, 13, "sl2") + "-" + r(ALNUM, 24, "sl3"),
    "SLACK_BOT_TOKEN: {}")
 _k("slack-webhook", "https://hooks.slack.com/services/" + "T" + r(UPPER, 8, "sw1") + "/B" + r(UPPER, 8, "sw2") + "/"
    + r(ALNUM, 24, "sw3"), "webhook: {}")
@@ -62,11 +63,12 @@ _k("yaml-password", "Yp4" + r(ALNUM, 15, "yaml"), "  password: \"{}\"")
 _k("bearer", r(ALNUM, 40, "bearer"), "curl -H 'Authorization: Bearer {}' https://api.example.net/v1")
 _k("npm", "npm" + "_" + r(LOWER, 36, "npm"), "//registry.npmjs.org/:_authToken={}")
 _k("huggingface", "hf" + "_" + r(LETTERS, 34, "hf"), "HF_TOKEN={}")
-_k("email", "jane.doe." + r("abcdefghijklmnopqrstuvwxyz", 5, "mail") + "@acme-widgets.io", "Signed-off-by: Jane Doe <{}>")
+_k("email", "jane.doe." + r(LETTERS[26:], 5, "mail") + "@acme-widgets.io", "Signed-off-by: Jane Doe <{}>")
 _k("gitlab-pat", "glpat" + "-" + r(ALNUM + "-_", 20, "glpat"), "GITLAB_TOKEN={}")
 _k("basic-auth", base64.b64encode(("deploy:" + r(ALNUM, 16, "basic")).encode()).decode(), "Authorization: Basic {}")
 _k("mysql-password", "My5" + r(ALNUM, 11, "mysql") + "#", "mysql -h db.internal -u root -p{} shop < dump.sql")
-_k("azure-storage", _B64, "DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey={};EndpointSuffix=core.windows.net")
+_k("azure-storage", _B64,
+   "DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey={};EndpointSuffix=core.windows.net")
 _k("curl-user", "Cu7" + r(ALNUM, 13, "curl"), "curl -u admin:{} https://ci.internal/api/json")
 _k("twilio", "SK" + r(HEX, 32, "twilio"), "TWILIO_API_KEY={}")
 _k("sendgrid", "SG." + r(ALNUM + "-_", 22, "sg1") + "." + r(ALNUM + "-_", 43, "sg2"), "SENDGRID_API_KEY={}")

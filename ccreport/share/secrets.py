@@ -30,11 +30,13 @@ OWN_RULES = [
     ("email", r"(?<![\w.%+-])(?!(?:git|noreply|no-reply)@)[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
               r"(?!example\.(?:com|org|net)\b)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b"
               r"(?![@-])", 0, ("@",)),
-    ("basic-auth", r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
+    ("basic-auth",
+     r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
      1, ("basic",)),
     ("mysql-password", r"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,400}?\s(?:-p|--password=)([^\s\"'`;|&<>]{2,})",
      1, ("mysql",)),
-    ("azure-account-key", r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
+    ("azure-account-key",
+     r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
      1, ("accountkey", "sharedaccess", "sig=")),
     ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
      1, ("curl",)),
@@ -152,7 +154,9 @@ def find(s: str, rs: RuleSet | None = None, present: frozenset | None = None) ->
             secret = s[start:end]
             if not secret or "[REDACTED" in secret or (rule.entropy and entropy(secret) <= rule.entropy):
                 continue
-            whole = s[_LEAD.search(s, max(0, m.start() - rule.lead), m.start()).start():m.end()] if rule.lead else m.group()
+            # (where a rule's split-off lead would have begun the match: the "match" allowlists need it)
+            begin = _LEAD.search(s, max(0, m.start() - rule.lead), m.start()).start() if rule.lead else m.start()
+            whole = s[begin:m.end()]
             line = s[s.rfind("\n", 0, start) + 1: (s.find("\n", end) + 1 or len(s) + 1) - 1]
             if _allowed(rs.glob, secret, whole, line) or any(_allowed(a, secret, whole, line) for a in rule.allow):
                 continue

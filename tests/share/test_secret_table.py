@@ -36,9 +36,8 @@ def _session(place: str, sid: str) -> list:
     call = assistant("a1", [{"type": "tool_use", "id": "t1", "name": "Bash",
                              "input": {"command": text if place == "bash-input" else "env", "description": "look"}}],
                      parent="u1", **kw)
-    result = tool_result("r1", "t1", text if place == "tool-result" else "done", parent="a1",
-                         extra={"stdout": text, "stderr": "", "interrupted": False} if place == "tool-use-result" else None,
-                         **kw)
+    structured = {"stdout": text, "stderr": "", "interrupted": False} if place == "tool-use-result" else None
+    result = tool_result("r1", "t1", text if place == "tool-result" else "done", parent="a1", extra=structured, **kw)
     return [user("u1", text if place == "user-text" else "please check the deployment", **kw), call, result,
             assistant("a2", [{"type": "text", "text": "All done."}], parent="r1", mid="m2", **kw)]
 
