@@ -1,7 +1,12 @@
-"""Find secrets in a string with gitleaks' rule set (ported to Python's ``re`` by
-scripts/port_gitleaks.py into gitleaks_rules.json, MIT) plus the kinds gitleaks does not cover as
-text (e-mail addresses, ``mysql -p``, ``Authorization: Basic``, Azure account keys). Used by
+"""Find secrets in a string with gitleaks' rule set (gitleaks_rules.json, MIT, ported by
+scripts/port_gitleaks.py) plus the kinds gitleaks does not cover as text (e-mail addresses,
+``mysql -p``, ``Authorization: Basic``, Azure account keys, ``curl -u``). Used by
 ``share.redact.Redactor``; see docs/export.md.
+
+gitleaks' patterns run on google-re2, the engine they are written for: its time is linear in the
+text, where Python's backtracking ``re`` took 30 s on 400 KB of hostile text with two of them
+(transcript text is hostile). Our own rules are small and use look-arounds, which RE2 lacks: they
+stay on ``re`` (benchmarks/redaction.py times every rule on hostile text).
 
 gitleaks' semantics are kept: a rule runs only when one of its keywords is in the lower-cased
 text; its secret is the first non-empty capture group (or ``group``); a secret at or below the
@@ -20,9 +25,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import re2
+
 RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
-_LEAD = re.compile(r"[A-Za-z0-9_.-]*\Z")
 
 # Kinds gitleaks matches only in a context an export rarely has (curl -H, a .env of one vendor), or
 # not at all: (kind, pattern, secret group, lower-case keywords).
@@ -46,7 +52,7 @@ OWN_RULES = [
 @dataclass(frozen=True, slots=True)
 class _Allow:
     target: str  # "secret", "match" or "line": what the regexes are tried on
-    regexes: tuple[re.Pattern, ...]
+    regexes: tuple  # compiled by re2
     stopwords: tuple[str, ...]
     both: bool  # condition AND: regexes and stopwords must both hold
 
@@ -54,12 +60,11 @@ class _Allow:
 @dataclass(frozen=True, slots=True)
 class Rule:
     kind: str
-    pat: re.Pattern
+    pat: object  # an re2 pattern (gitleaks') or an re one (ours): the same match interface
     keywords: tuple[str, ...]
     entropy: float = 0.0
     group: int = 0
     allow: tuple[_Allow, ...] = ()
-    lead: int = 0  # gitleaks' lazy [\w.-]{0,lead}? before the keywords, split off (scripts/port_gitleaks.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +103,7 @@ def entropy(s: str) -> float:
 
 
 def _allow(a: dict) -> _Allow:
-    return _Allow(a.get("target", "secret"), tuple(re.compile(x, re.ASCII) for x in a["regexes"]),
+    return _Allow(a.get("target", "secret"), tuple(re2.compile(x) for x in a["regexes"]),
                   tuple(a["stopwords"]), a.get("and", False))
 
 
@@ -107,8 +112,8 @@ def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
     """The rules, compiled once per process (gitleaks' first, then ours); ``extra`` are the caller's
     own trigger words, found in the same pass (``present``)."""
     data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
-    rules = [Rule(r["id"], re.compile(r["regex"], re.ASCII), tuple(r["keywords"]), r["entropy"], r["group"],
-                  tuple(_allow(a) for a in r["allow"]), r.get("lead", 0)) for r in data["rules"]]
+    rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
+                  tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
     rules += [Rule(k, re.compile(p), kw, group=g) for k, p, g, kw in OWN_RULES]
     by_keyword: dict[str, list[int]] = {}
     for i, r in enumerate(rules):
@@ -134,7 +139,7 @@ def _allowed(a: _Allow, secret: str, match: str, line: str) -> bool:
 def _secret_span(rule: Rule, m: re.Match) -> tuple[int, int]:
     if rule.group:
         return m.span(rule.group)
-    for g in range(1, (m.re.groups or 0) + 1):
+    for g in range(1, rule.pat.groups + 1):
         if m.group(g):
             return m.span(g)
     return m.span()
@@ -154,9 +159,7 @@ def find(s: str, rs: RuleSet | None = None, present: frozenset | None = None) ->
             secret = s[start:end]
             if not secret or "[REDACTED" in secret or (rule.entropy and entropy(secret) <= rule.entropy):
                 continue
-            # (where a rule's split-off lead would have begun the match: the "match" allowlists need it)
-            begin = _LEAD.search(s, max(0, m.start() - rule.lead), m.start()).start() if rule.lead else m.start()
-            whole = s[begin:m.end()]
+            whole = m.group()
             line = s[s.rfind("\n", 0, start) + 1: (s.find("\n", end) + 1 or len(s) + 1) - 1]
             if _allowed(rs.glob, secret, whole, line) or any(_allowed(a, secret, whole, line) for a in rule.allow):
                 continue

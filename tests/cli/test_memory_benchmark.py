@@ -19,8 +19,9 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="
 def test_every_command_is_measured_on_both_files(tmp_path):
     out = tmp_path / "memory.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "memory.py"), "--mib", "2", "--dir", str(tmp_path / "w"),
-                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "memory.py"), "--mib", "2",
+                        "--dir", str(tmp_path / "w"), "--out", str(out)], capture_output=True, text=True, env=env,
+                       timeout=600)
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     assert data["mib"] == 2 and set(data["results"]) == {"zeros", "line"}
