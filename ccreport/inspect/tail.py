@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections import deque
 from pathlib import Path
 
 import orjson
 
 from ccreport.source.home import Session, Transcript, contained
-from ccreport.source.jsonl import Reader, parse_line
+from ccreport.source import jsonl
+from ccreport.source.jsonl import PREVIEW, Line, Reader, parse_line
+from ccreport.source.lastlines import count_lines, read_span, spans_backwards
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
 # Terminal control characters from a transcript must not reach the reader's terminal as commands.
@@ -20,6 +21,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TEXT_SHOWN = 2000  # characters of one text block in the readable form
 DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
 FOLLOW_POLL_S = 0.2  # tail -f: how often the file's size is looked at (a stat; cheap)
+# What one command may hold (issue 18): a printed entry is at most ENTRY_CAP bytes of JSON (longer
+# strings in it cut to STRING_KEEP characters), all of them together at most BUDGET.
+ENTRY_CAP = 1024 * 1024
+STRING_KEEP = 16 * 1024
+BUDGET = 16 * 1024 * 1024
 
 
 def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
@@ -41,7 +47,7 @@ def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
     session, t, resolved = locate(home, spec, agent)
     total, lines = read_tail(resolved, n)
     return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
-            "truncated": total > len(lines), "entries": [entry_of(raw) for raw in lines]}
+            "truncated": total > len(lines), "entries": lines}
 
 
 # --- tail -f ----------------------------------------------------------------------------------
@@ -84,21 +90,53 @@ def readable_entry(line: int, e: dict) -> str:
     return "\n".join(_turn(line, e))
 
 
-def read_tail(path: Path, n: int) -> tuple[int, list[bytes]]:
-    """(line count, the last n lines) in one pass. n == 0 keeps every line (seed-003: ``tail or None``)."""
-    kept: deque[bytes] = deque(maxlen=n or None)
-    total = 0
+def read_tail(path: Path, n: int) -> tuple[int, list[dict]]:
+    """(line count, the entries of the last n lines) with bounded memory: the file is read backwards a
+    block at a time, each entry is capped (``ENTRY_CAP``) and all of them together (``BUDGET``): fewer
+    than n come back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
     with open(path, "rb") as fh:
-        for raw in fh:
-            total += 1
-            kept.append(raw)
-    return total, list(kept)
+        total = count_lines(fh)
+        spans: list[tuple[int, int]] = []
+        kept = 0
+        for start, end in spans_backwards(fh):
+            cost = min(end - start, ENTRY_CAP)
+            if (n and len(spans) >= n) or (spans and kept + cost > BUDGET):
+                break
+            spans.append((start, end))
+            kept += cost
+        # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
+        return total, [entry_of(read_span(fh, start, end, jsonl.LINE_CAP)) for start, end in reversed(spans)]
 
 
-def entry_of(raw: bytes) -> dict:
-    body = raw.rstrip(b"\n").rstrip(b"\r")
-    obj, _err = parse_line(body)
-    return obj if obj is not None else {"malformed": body.decode("utf-8", errors="replace")}
+def entry_of(ln: Line) -> dict:
+    """The entry of one line as ``--json`` prints it: the object, or {"malformed": text}; a line over
+    ``ENTRY_CAP`` has its long strings shortened, or, still too long or not JSON, comes back as
+    {"malformed": its first bytes, "cut": what was left out}."""
+    if not ln.cut:
+        n = len(ln.data) - ln.data.endswith(b"\n")
+        body = memoryview(ln.data)[: n - (n > 0 and ln.data[n - 1] == 13)]
+        obj, _err = parse_line(body)
+        if ln.size <= ENTRY_CAP:
+            return obj if obj is not None else {"malformed": bytes(body).decode("utf-8", errors="replace")}
+        if obj is not None and len(orjson.dumps(_shrink(obj))) <= ENTRY_CAP:
+            return obj
+        del obj
+    head = bytes(ln.data[:PREVIEW]).decode("utf-8", errors="replace")
+    return {"malformed": head, "cut": f"line of {ln.size:,} bytes, longer than {ENTRY_CAP:,}: only its start is shown"}
+
+
+def _shrink(obj: dict) -> dict:
+    """Cut every string longer than ``STRING_KEEP`` characters, in place (no recursion: JSON may nest
+    deeper than Python's stack allows)."""
+    stack: list = [obj]
+    while stack:
+        c = stack.pop()
+        for k, v in list(c.items() if isinstance(c, dict) else enumerate(c)):
+            if isinstance(v, str) and len(v) > STRING_KEEP:
+                c[k] = v[:STRING_KEEP] + f"… [{len(v) - STRING_KEEP:,} more characters]"
+            elif isinstance(v, (dict, list)):
+                stack.append(v)
+    return obj
 
 
 # --- the readable form ------------------------------------------------------------------------
@@ -121,8 +159,9 @@ def _short(v) -> str:
 
 
 def _turn(line: int, e: dict) -> list[str]:
-    if "malformed" in e and len(e) == 1:
-        return [f"── line {line} · malformed line", "  " + _clean(e["malformed"], DETAIL_SHOWN)]
+    if "malformed" in e and set(e) <= {"malformed", "cut"}:
+        cut = f" ({_clean(e['cut'], 200)})" if "cut" in e else ""
+        return [f"── line {line} · malformed line{cut}", "  " + _clean(e["malformed"], DETAIL_SHOWN)]
     etype = e.get("type") if isinstance(e.get("type"), str) else "(no type)"
     msg = e.get("message") if isinstance(e.get("message"), dict) else {}
     head = f"── line {line} · {etype}"

@@ -33,7 +33,7 @@ from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
-from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
+from ccreport.source.jsonl import Reader
 
 @dataclass
 class SessionRun:
@@ -122,7 +122,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     try:
         with open(t.path, "rb") as fh:
             reader = Reader(fh, start_offset, start_line)
-            entries = ledger.tap(_with_unfinished_tail(reader, fh))
+            entries = ledger.tap(_with_unfinished_tail(reader))
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader, resume is None)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
@@ -344,7 +344,7 @@ def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: d
         cache.on_page(str(pages.run.writer.out / page_rel))  # live pages: out now, not after the session
 
 
-def _with_unfinished_tail(reader: Reader, fh):
+def _with_unfinished_tail(reader: Reader):
     """The reader's entries, then its held-back last line (no newline yet) as it stands now.
 
     A one-off build must not lose a line because its writer never finished it (a crash, a full
@@ -352,14 +352,5 @@ def _with_unfinished_tail(reader: Reader, fh):
     once complete; it always sits on the last, still open page, which a resumed run re-renders.
     """
     yield from reader
-    if reader.pending:
-        fh.seek(reader.offset)
-        data = fh.read(reader.pending)
-        body = data[:-1] if data.endswith(b"\r") else data
-        obj, err = parse_line(body)
-        e = Entry(reader.line, reader.offset, reader.offset + len(data), obj)
-        if err is not None:
-            e.raw = body[:MALFORMED_KEEP].decode("utf-8", errors="replace")
-            e.error = f"unfinished last line (no newline yet), {err}"
-        del data, body
+    if (e := reader.unfinished()) is not None:
         yield e

@@ -13,6 +13,8 @@ from typing import Iterable
 
 import orjson
 
+from ccreport.source.jsonl import lines, parse_line
+
 AGENT_KINDS = (
     ("acompact", "compaction"),
     ("aside_question", "side_question"),
@@ -146,18 +148,16 @@ def _read_meta(meta: Path, t: Transcript, root: Path) -> None:
 
 
 def peek_field(path: Path, key: str, limit: int = 256 * 1024) -> str | None:
-    """The first string value of ``key`` among the first lines of a transcript (bounded read; the
-    default is what a legacy agent file gets to name its session)."""
+    """The first string value of ``key`` among the first lines of a transcript (bounded read: lines up
+    to ``limit`` bytes in all, each held only up to jsonl.LINE_CAP; the default is what a legacy agent
+    file gets to name its session)."""
     try:
         with open(path, "rb") as fh:
             read = 0
-            for raw in fh:
-                read += len(raw)
-                try:
-                    obj = orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    obj = None
-                if isinstance(obj, dict) and isinstance(obj.get(key), str) and obj[key]:
+            for ln in lines(fh):
+                read += ln.size
+                obj = None if ln.cut else parse_line(ln.data)[0]
+                if obj is not None and isinstance(obj.get(key), str) and obj[key]:
                     return obj[key]
                 if read >= limit:
                     break

@@ -1,5 +1,6 @@
 """Stream the lines of one transcript file as entries: complete lines only (a last line without its
-newline is held back), none dropped (non-JSON comes back as a malformed entry). See docs/source.md.
+newline is held back), none dropped (non-JSON comes back as a malformed entry), none held whole past
+``LINE_CAP`` (a longer line is streamed past and comes back cut). See docs/source.md.
 """
 
 from __future__ import annotations
@@ -12,6 +13,77 @@ import orjson
 # A malformed line is kept for display, but a multi-megabyte blob of non-JSON is cut here: the
 # page states the full size.
 MALFORMED_KEEP = 64 * 1024
+# The longest line read whole. Anything longer (a 1 GB file of zero bytes, a pasted disk image) is
+# streamed past in CHUNK steps and comes back as a malformed entry with its size and first
+# PREVIEW bytes: memory stays bounded by this, whatever the file. Looked up at each read, so tests
+# can lower it.
+LINE_CAP = 64 * 1024 * 1024
+PREVIEW = 1024
+CHUNK = 1024 * 1024
+
+
+@dataclass(slots=True)
+class Line:
+    """One line as read: ``data`` is the whole line (with its newline), or only its first bytes when
+    ``cut``; ``size`` counts every byte of it; ``ended`` says whether its newline was there."""
+
+    data: bytes | bytearray
+    size: int
+    ended: bool
+    cut: bool = False
+
+
+def lines(fh: BinaryIO, cap: int | None = None, keep: int = PREVIEW) -> Iterator[Line]:
+    """The lines of ``fh`` from where it stands, none longer than ``cap`` bytes held (``keep`` kept
+    of a longer one). The one bounded way to read lines: every reader of transcripts goes through it."""
+    cap = LINE_CAP if cap is None else cap
+    lim, readline = min(CHUNK, cap + 1), fh.readline
+    while True:
+        first = readline(lim)
+        if first[-1:] == b"\n":  # the usual case: a line that fits in one read
+            yield Line(first, len(first), True)
+            continue
+        if len(first) < lim:  # the end of the file, or a last line without its newline
+            if first:
+                yield Line(first, len(first), False)
+            return
+        buf = bytearray(first)  # grown in place (chunks joined at the end would peak at twice the line)
+        ended = False
+        while not ended and len(buf) <= cap:
+            block, ended = _block(fh, cap + 1 - len(buf))
+            if not block:
+                break
+            buf += block
+        if len(buf) > cap and not (ended and len(buf) == cap + 1):
+            yield _skip_rest(fh, bytes(buf[:keep]), len(buf), ended)
+        else:
+            yield Line(buf, len(buf), ended)
+
+
+def _block(fh: BinaryIO, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` bytes (at most CHUNK) up to and including the next newline; whether it came.
+    A block read and searched, the file put back after the newline: ``readline(n)`` of a
+    BufferedReader goes 8 KiB at a time and took 15x longer over a 1 GB line."""
+    block = fh.read(min(CHUNK, limit))
+    i = block.find(b"\n")
+    if i < 0:
+        return block, False
+    fh.seek(i + 1 - len(block), 1)
+    return block[: i + 1], True
+
+
+def _skip_rest(fh: BinaryIO, head: bytes, size: int, ended: bool) -> Line:
+    """Stream past the rest of an over-long line, counting its bytes."""
+    while not ended:
+        block, ended = _block(fh, CHUNK)
+        if not block:
+            break
+        size += len(block)
+    return Line(head, size, ended, cut=True)
+
+
+def cut_reason(size: int) -> str:
+    return f"line of {size:,} bytes, longer than the {LINE_CAP:,}-byte limit: not read (only its start is shown)"
 
 
 @dataclass(slots=True)
@@ -65,22 +137,44 @@ class Reader:
 
     def __iter__(self) -> Iterator[Entry]:
         self.fh.seek(self.offset)
-        for data in iter(self.fh.readline, b""):
-            if not data.endswith(b"\n"):
+        for ln in lines(self.fh):
+            if not ln.ended:
                 # Unfinished last line: the writer is mid-write. Leave it for the next run.
-                self.pending = len(data)
+                self.pending = ln.size
                 return
             start = self.offset
-            self.offset = start + len(data)
-            # A view, not a slice: a slice would copy a 100 MB line once more.
-            body = memoryview(data)[: -2 if data.endswith(b"\r\n") else -1]
-            obj, err = parse_line(body)
-            raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace") if err is not None else None
-            entry = Entry(self.line, start, self.offset, obj, raw, err)
+            self.offset = start + ln.size
+            entry = _entry(self.line, start, ln)
             self.line += 1
-            body.release()
-            del data, body
+            del ln
             yield entry
+
+    def unfinished(self) -> Entry | None:
+        """The held-back last line as it stands now (read again, bounded like any other), or None."""
+        if not self.pending:
+            return None
+        self.fh.seek(self.offset)
+        ln = next(lines(self.fh), None)
+        if ln is None:  # (the file shrank meanwhile)
+            return None
+        e = _entry(self.line, self.offset, ln)
+        if e.error is not None:
+            e.error = f"unfinished last line (no newline yet), {e.error}"
+        return e
+
+
+def _entry(no: int, start: int, ln: Line) -> Entry:
+    if ln.cut:
+        return Entry(no, start, start + ln.size, None, bytes(ln.data).decode("utf-8", errors="replace"),
+                     cut_reason(ln.size))
+    data = ln.data
+    # A view, not a slice: a slice would copy a 60 MB line once more.
+    n = len(data) - data.endswith(b"\n")
+    body = memoryview(data)[: n - (n > 0 and data[n - 1] == 13)]  # and a "\r" before it (or unfinished)
+    obj, err = parse_line(body)
+    raw = bytes(body[:MALFORMED_KEEP]).decode("utf-8", errors="replace") if err is not None else None
+    body.release()
+    return Entry(no, start, start + ln.size, obj, raw, err)
 
 
 def read_entries(path, offset: int = 0, line: int = 1) -> Iterator[Entry]:

@@ -83,8 +83,8 @@ def test_read_tail_is_one_pass_bounded(tmp_path):
     with open(f, "w") as fh:
         for i in range(10_000):
             fh.write(json.dumps({"i": i}) + "\n")
-    total, lines = read_tail(f, 4)
-    assert total == 10_000 and [json.loads(x)["i"] for x in lines] == [9996, 9997, 9998, 9999]
+    total, entries = read_tail(f, 4)
+    assert total == 10_000 and [e["i"] for e in entries] == [9996, 9997, 9998, 9999]
 
 
 def test_unfinished_last_line_is_kept_as_malformed(home):

@@ -320,7 +320,7 @@ def render_all(data: bytes, page_size: int = 5) -> tuple[str, int]:
     builder = Builder()
     parts = []
     ledger = TranscriptUsage()
-    for page in paginate(ledger.tap(_with_unfinished_tail(reader, fh)), builder, page_size):
+    for page in paginate(ledger.tap(_with_unfinished_tail(reader)), builder, page_size):
         ctx = RenderContext(root="../../../", blobs=None, agent_urls={"a1": "p/x/y/agent-a1/page-0001.html"},
                             page_lines={ln for m in page.messages for ln in m.lines})
         for m in page.messages:

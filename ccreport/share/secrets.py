@@ -1,0 +1,181 @@
+"""Find secrets in a string with gitleaks' rule set (gitleaks_rules.json, MIT, ported by
+scripts/port_gitleaks.py) plus the kinds gitleaks does not cover as text (e-mail addresses,
+``mysql -p``, ``Authorization: Basic``, Azure account keys, ``curl -u``). Used by
+``share.redact.Redactor``; see docs/export.md.
+
+gitleaks' patterns run on google-re2, the engine they are written for: its time is linear in the
+text, where Python's backtracking ``re`` took 30 s on 400 KB of hostile text with two of them
+(transcript text is hostile). Our own rules are small and use look-arounds, which RE2 lacks: they
+stay on ``re`` (benchmarks/redaction.py times every rule on hostile text).
+
+gitleaks' semantics are kept: a rule runs only when one of its keywords is in the lower-cased
+text; its secret is the first non-empty capture group (or ``group``); a secret at or below the
+rule's Shannon entropy is ignored, and so is one an allowlist (the rule's or the global one)
+accepts. One thing is added for redaction: a secret that ends inside a run of token characters is
+extended to the end of that run, so a longer token of a known prefix is not half shown.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import re2
+
+RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
+
+# Kinds gitleaks matches only in a context an export rarely has (curl -H, a .env of one vendor), or
+# not at all: (kind, pattern, secret group, lower-case keywords).
+OWN_RULES = [
+    ("email", r"(?<![\w.%+-])(?!(?:git|noreply|no-reply)@)[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@"
+              r"(?!example\.(?:com|org|net)\b)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b"
+              r"(?![@-])", 0, ("@",)),
+    ("basic-auth",
+     r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
+     1, ("basic",)),
+    ("mysql-password", r"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,400}?\s(?:-p|--password=)([^\s\"'`;|&<>]{2,})",
+     1, ("mysql",)),
+    ("azure-account-key",
+     r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
+     1, ("accountkey", "sharedaccess", "sig=")),
+    ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
+     1, ("curl",)),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Allow:
+    target: str  # "secret", "match" or "line": what the regexes are tried on
+    regexes: tuple  # compiled by re2
+    stopwords: tuple[str, ...]
+    both: bool  # condition AND: regexes and stopwords must both hold
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    kind: str
+    pat: object  # an re2 pattern (gitleaks') or an re one (ours): the same match interface
+    keywords: tuple[str, ...]
+    entropy: float = 0.0
+    group: int = 0
+    allow: tuple[_Allow, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    by_keyword: dict  # keyword → indexes of the rules it wakes
+    inside: dict  # word → the words (keywords and the caller's) inside it, itself included
+    words: re.Pattern  # finds, at every position of lower-cased text, the longest word there
+    glob: _Allow  # gitleaks' global allowlist
+
+    def present(self, low: str) -> frozenset:
+        """The words in the lower-cased text: one pass for all of them (a test per word costs
+        250 scans of every string)."""
+        return frozenset().union(*(self.inside[w] for w in set(self.words.findall(low))))
+
+
+def _trie(words: list[str]) -> str:
+    """A regular expression for any of ``words`` that branches on one character at a time (an
+    alternation of 250 words would try each of them at every position), longest first."""
+    heads: dict[str, list[str]] = {}
+    for w in words:
+        heads.setdefault(w[0], []).append(w[1:])
+    alts = []
+    for c in sorted(heads):
+        rest = [w for w in heads[c] if w]
+        tail = _trie(rest) if rest else ""
+        if rest and "" in heads[c]:
+            tail = f"(?:{tail})?"
+        alts.append(re.escape(c) + tail)
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+
+def entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def _allow(a: dict) -> _Allow:
+    return _Allow(a.get("target", "secret"), tuple(re2.compile(x) for x in a["regexes"]),
+                  tuple(a["stopwords"]), a.get("and", False))
+
+
+@cache
+def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
+    """The rules, compiled once per process (gitleaks' first, then ours); ``extra`` are the caller's
+    own trigger words, found in the same pass (``present``)."""
+    data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
+    rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
+                  tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
+    rules += [Rule(k, re.compile(p), kw, group=g) for k, p, g, kw in OWN_RULES]
+    by_keyword: dict[str, list[int]] = {}
+    for i, r in enumerate(rules):
+        for k in r.keywords:
+            by_keyword.setdefault(k, []).append(i)
+    words = sorted(set(by_keyword) | set(extra))
+    # A word found at a position hides the shorter ones inside it: they count as present too.
+    inside = {w: frozenset(v for v in words if v in w) for w in words}
+    glob = _allow({"regexes": data["allowlist"]["regexes"], "stopwords": data["allowlist"]["stopwords"]})
+    return RuleSet(tuple(rules), by_keyword, inside, re.compile(f"(?=({_trie(words)}))"), glob)
+
+
+def _allowed(a: _Allow, secret: str, match: str, line: str) -> bool:
+    target = match if a.target == "match" else line if a.target == "line" else secret
+    by_regex = bool(target) and any(p.search(target) for p in a.regexes)
+    low = secret.lower()
+    by_word = any(w in low for w in a.stopwords)
+    if a.both:
+        return (by_regex or not a.regexes) and (by_word or not a.stopwords)
+    return by_regex or by_word
+
+
+def _secret_span(rule: Rule, m: re.Match) -> tuple[int, int]:
+    if rule.group:
+        return m.span(rule.group)
+    for g in range(1, rule.pat.groups + 1):
+        if m.group(g):
+            return m.span(g)
+    return m.span()
+
+
+def find(s: str, rs: RuleSet | None = None, present: frozenset | None = None) -> list[tuple[int, int, str]]:
+    """Non-overlapping (start, end, kind) of the secrets in ``s``, in order; ``present``: the words
+    of ``rs.present(s.lower())`` when the caller has them already."""
+    rs = rs or ruleset()
+    present = rs.present(s.lower()) if present is None else present
+    woken = sorted({i for w in present for i in rs.by_keyword.get(w, ())})
+    spans: list[tuple[int, int, str]] = []
+    for i in woken:
+        rule = rs.rules[i]
+        for m in rule.pat.finditer(s):
+            start, end = _secret_span(rule, m)
+            secret = s[start:end]
+            if not secret or "[REDACTED" in secret or (rule.entropy and entropy(secret) <= rule.entropy):
+                continue
+            whole = m.group()
+            line = s[s.rfind("\n", 0, start) + 1: (s.find("\n", end) + 1 or len(s) + 1) - 1]
+            if _allowed(rs.glob, secret, whole, line) or any(_allowed(a, secret, whole, line) for a in rule.allow):
+                continue
+            if end < len(s) and (s[end].isalnum() or s[end] in "_-"):  # a token cut short: take all of it
+                end = _TOKEN_TAIL.match(s, end).end()
+            spans.append((start, end, rule.kind))
+    return _merge(spans)
+
+
+def _merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Overlapping finds become one (the first rule's kind)."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, kind in sorted(spans, key=lambda x: (x[0], -x[1])):
+        if out and start < out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end, out[-1][2])
+            continue
+        out.append((start, end, kind))
+    return out
