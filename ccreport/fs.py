@@ -10,9 +10,11 @@ from pathlib import Path
 
 
 @contextmanager
-def atomic_file(path: Path):
+def atomic_file(path: Path, durable: bool = False):
     """A binary file to write; it replaces ``path`` whole when the block ends, and is removed when
-    the block fails (a reader never sees a half-written file; a big export is streamed, not held)."""
+    the block fails (a reader never sees a half-written file; a big export is streamed, not held).
+    ``durable``: fsynced before it replaces ``path`` (the source store's manifests: a crash must not
+    leave a manifest naming frames that never reached the disk)."""
     # Unique per process *and* thread: two threads writing one page (watch and a build) with a
     # shared temporary name would move each other's half-written file into place.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -26,6 +28,9 @@ def atomic_file(path: Path):
             fh = open(tmp, "wb")
         with fh:
             yield fh
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with suppress(OSError):
@@ -33,6 +38,6 @@ def atomic_file(path: Path):
         raise
 
 
-def atomic_write(path: Path, raw: bytes) -> None:
-    with atomic_file(path) as fh:
+def atomic_write(path: Path, raw: bytes, durable: bool = False) -> None:
+    with atomic_file(path, durable) as fh:
         fh.write(raw)

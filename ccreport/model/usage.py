@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ccreport.source.jsonl import read_entries
+from ccreport.source.reading import read_transcript
 from ccreport.model.messages import USAGE_KEYS
 from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
 
@@ -189,7 +189,7 @@ def session_report(session) -> dict:
         ledger = TranscriptUsage()
         ledgers.append((t.id, t.kind, ledger))
         try:
-            for e in read_entries(t.path):
+            for e in read_transcript(t):  # from the source store when the home lost it
                 ledger.feed(e.obj, e.line)
         except OSError:
             continue

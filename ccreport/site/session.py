@@ -9,6 +9,7 @@ import os
 import traceback
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, transcript_dir
@@ -23,6 +24,7 @@ from ccreport.site.toolresults import copier
 from ccreport.site.transcript import SessionRun, render_transcript
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
+from ccreport.source.reading import read_session_file
 
 
 @dataclass
@@ -38,6 +40,7 @@ class SessionJob:
     full: bool = False
     render_cache: object = None  # live.rendercache.RenderCache (in-process builds only)
     warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
+    overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
 
 
 @dataclass
@@ -80,7 +83,8 @@ def _new_run(job: SessionJob) -> SessionRun:
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
-        copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer),
+        copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer,
+                                partial(read_session_file, s)),
         render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
@@ -134,7 +138,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
-    if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+    if changed or job.overview or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)

@@ -26,6 +26,7 @@ from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
+from ccreport.source.reading import open_transcript
 
 @dataclass
 class SessionRun:
@@ -104,7 +105,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
                    transcript_dir(s.project.dir_name, s.id, t.id))
     builder = Builder(carry)
     try:
-        with open(t.path, "rb") as fh:
+        with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
             entries = ledger.tap(_with_unfinished_tail(reader, fh))
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
