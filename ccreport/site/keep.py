@@ -13,7 +13,7 @@ from pathlib import Path
 from ccreport.layout import STATE_DIR
 from ccreport.site.options import Options
 from ccreport.site.state import State
-from ccreport.source.archive import drop_session, merge, prune, sync
+from ccreport.source.archive import drop_session, home_files, merge, prune, sync
 from ccreport.source.home import Catalog, Project, Session, Transcript
 from ccreport.source.store import Store, StoreFull
 
@@ -56,11 +56,12 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
 def _add_saved(kept: Kept, state: State, forget: frozenset) -> None:
     """Sessions of the saved state that neither the home nor the store has: kept as they are."""
     cat = kept.catalog
+    present = home_files(cat)
     by_name = {p.dir_name: p for p in cat.projects}
     have = {(p.dir_name, sid) for p in cat.projects for sid in p.sessions}
     for key, old in sorted(state.sessions.items()):
-        if key in have or key in forget:
-            continue
+        if key in have or key in forget or any(f"projects/{ts.source}" in present for ts in old.transcripts.values()):
+            continue  # (a transcript of it is in the home under another session: moved, not gone)
         pdir, sid = key
         if pdir not in by_name:
             by_name[pdir] = Project(pdir, cat.home / "projects" / pdir)

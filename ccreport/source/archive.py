@@ -139,14 +139,17 @@ def _stored(store: Store, home: Path, tid: str, row: list) -> Transcript | None:
                       layout, store=str(store.root), store_key=r)
 
 
-def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, rec: dict) -> Session | None:
+def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, rec: dict,
+                    present: set) -> Session | None:
     home = catalog.home
     have = project.sessions.get(sid)
     s = replace(have, agents=list(have.agents)) if have else Session(sid, project)
     s.store = str(store.root)
     known = {t.id for t in s.transcripts}
     for tid, row in sorted(rec["transcripts"].items()):
-        if tid in known or (t := _stored(store, home, tid, row)) is None:
+        # A file still in the home under another session (a legacy agent file that named its
+        # session only once it grew) has moved, not gone.
+        if tid in known or row[1] in present or (t := _stored(store, home, tid, row)) is None:
             continue
         if tid == "main":
             s.main = t
@@ -162,14 +165,20 @@ def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, 
     return s
 
 
+def home_files(catalog: Catalog) -> set[str]:
+    """The home paths (relative to the home) of every transcript the home has now."""
+    return {rel(catalog.home, t.path) for s in catalog.sessions() for t in s.transcripts if t.store is None}
+
+
 def merge(catalog: Catalog, store: Store) -> Catalog:
     """The catalog plus what only the store still has: whole sessions (``gone`` set, unless their
     project could not be listed this time) and single transcripts. ``catalog`` is not changed."""
     by_name = {p.dir_name: replace(p, sessions=dict(p.sessions)) for p in catalog.projects}
+    present = home_files(catalog)
     for key, rec in store.index["sessions"].items():
         pdir, sid = key.split("/", 1)
         project = by_name.get(pdir) or Project(pdir, catalog.home / "projects" / pdir)
-        s = _merged_session(store, catalog, project, sid, rec)
+        s = _merged_session(store, catalog, project, sid, rec, present)
         if s is not None:
             project.sessions[sid] = s
             by_name[pdir] = project
