@@ -101,6 +101,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
     kept = keep_sources(catalog, out, opts, st, f.only_projects)
     res.errors.extend(kept.errors)
+    res.cleanup = kept.cleanup
     run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen)
     names = asset_names()
     for name, data in asset_files().items():

@@ -15,6 +15,7 @@ from ccreport.site.options import Options
 from ccreport.site.state import State
 from ccreport.source.archive import drop_session, home_files, merge, prune, sync
 from ccreport.source.home import Catalog, Project, Session, Transcript
+from ccreport.source.restore import due_for_cleanup, verify
 from ccreport.source.store import Store, StoreFull
 
 
@@ -23,6 +24,7 @@ class Kept:
     catalog: Catalog  # the home's, plus what only the store or the saved state still has
     frozen: set = field(default_factory=set)  # keys known only from the saved state: never re-rendered
     errors: list = field(default_factory=list)
+    cleanup: tuple = (0, None)  # restore.due_for_cleanup of the home
 
 
 def store_dir(out: Path, opts: Options) -> Path | None:
@@ -42,6 +44,8 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
                 prune(catalog, store)
             for pdir, sid in sorted(opts.forget):
                 drop_session(store, f"{pdir}/{sid}")
+            if opts.verify_store:
+                kept.errors.extend(verify(store, catalog.home))
             store.save()
         except StoreFull as exc:
             kept.errors.append(f"{exc.strerror}: the store is left as the last build wrote it; "
@@ -50,6 +54,8 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
         kept.catalog = merge(catalog, store)
     if not opts.prune_missing:
         _add_saved(kept, state, opts.forget)
+    if only is None:
+        kept.cleanup = due_for_cleanup(catalog)
     return kept
 
 

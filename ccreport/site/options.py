@@ -18,6 +18,7 @@ class Options:
     no_store: bool = False
     prune_missing: bool = False  # forget the sessions the home lost, their pages with them
     forget: frozenset = frozenset()  # (project dir, session id) keys to forget (ccreport forget)
+    verify_store: bool = False  # read every store entry back (a corrupt one is copied again from the home)
 
 
 @dataclass
@@ -32,6 +33,7 @@ class BuildResult:
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)  # pages of transcripts that are gone
     archived: int = 0  # sessions kept by the archive: their files are gone from the home
+    cleanup: tuple = (0, None)  # (sessions Claude Code deletes within 7 days, its cleanupPeriodDays)
     errors: list = field(default_factory=list)
     # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
     # pages written), "end". serve --watch passes them on so a benchmark can split its latency.
