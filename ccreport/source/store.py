@@ -152,11 +152,11 @@ class Store:
     def _keep_open(self, relpath: str, fh, st) -> str:
         m = self.manifest(relpath)
         folder, h = self._paths(relpath)
-        epoch = 0
+        epoch, stale = 0, None
         if m is not None and not self._intact(m, folder):
             # A truncated data file: the entry starts again from the home's copy, in a new data file
             # (the manifest naming the old one stays valid until the new one replaces it).
-            m, epoch = None, int(m.data.split(".")[1]) + 1
+            m, epoch, stale = None, int(m.data.split(".")[1]) + 1, folder / m.data
         g = m.current if m else None
         size = st.st_size
         if g is not None and size >= g.size and g.size and _ends(fh, g.size)[1:] == (g.head, g.tail):
@@ -179,6 +179,8 @@ class Store:
             m.generations[-1] = gen
         m.end = end
         atomic_write(folder / f"{h}.json", orjson.dumps(m), durable=True)
+        if stale is not None:
+            stale.unlink(missing_ok=True)
         self.files[relpath] = [total, st.st_mtime_ns, st.st_ino]
         return how
 
