@@ -117,12 +117,16 @@ def sync(catalog: Catalog, store: Store, only: set | None = None) -> None:
     """Copy into ``store`` what changed in the home (the projects in ``only`` when given, and the
     other home files on a whole build). Problems go to ``store.problems``; a full disk raises
     store.StoreFull after the entry being written is left as it was."""
-    for p in catalog.projects:
-        if only is None or p.dir_name in only:
-            for s in p.sessions.values():
-                _keep_session(store, catalog.home, s)
-    if only is None:
-        _keep_home_files(store, catalog.home)
+    store.batching = True
+    try:
+        for p in catalog.projects:
+            if only is None or p.dir_name in only:
+                for s in p.sessions.values():
+                    _keep_session(store, catalog.home, s)
+        if only is None:
+            _keep_home_files(store, catalog.home)
+    finally:
+        store.batching = False
     store.save()
 
 

@@ -89,6 +89,11 @@ class Store:
         self._index: dict | None = None  # loaded on first use: reading an entry back needs only its manifest
         self._saved: bytes | None = None
         self.problems: list[str] = []
+        # Written frames not yet fsynced, and the manifests that will name them once they are:
+        # a whole sync pays one flush, not two fsyncs per file (commit).
+        self._unsynced: set[Path] = set()
+        self._manifests: dict[Path, bytes] = {}
+        self.batching = False
 
     @property
     def index(self) -> dict:
@@ -178,11 +183,37 @@ class Store:
         else:
             m.generations[-1] = gen
         m.end = end
-        atomic_write(folder / f"{h}.json", orjson.dumps(m), durable=True)
+        self._manifests[folder / f"{h}.json"] = orjson.dumps(m)
+        if not self.batching:
+            self.commit()
         if stale is not None:
             stale.unlink(missing_ok=True)
         self.files[relpath] = [total, st.st_mtime_ns, st.st_ino]
         return how
+
+    def commit(self) -> None:
+        """Frames to disk first (fsync, or one sync(2) for many files), then the manifests that name
+        them, each replaced atomically: a kill or a power cut never leaves a manifest naming frames
+        that are not on disk."""
+        if len(self._unsynced) > 16:
+            os.sync()
+        else:
+            for data in self._unsynced:
+                fd = os.open(data, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        self._unsynced.clear()
+        try:
+            for path, raw in self._manifests.items():
+                atomic_write(path, raw)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise StoreFull(exc.errno, f"no space left for the source store in {self.root}") from None
+            raise
+        finally:
+            self._manifests.clear()
 
     def _intact(self, m: Manifest, folder: Path) -> bool:
         try:
@@ -219,8 +250,7 @@ class Store:
                 frames.append([start, len(chunk), end, len(blob), _sha(chunk)])
                 start += len(chunk)
                 end += len(blob)
-            out.flush()
-            os.fsync(out.fileno())
+        self._unsynced.add(data)
         return frames, end
 
     def open(self, relpath: str, generation: int = -1) -> FrameReader:
@@ -277,12 +307,13 @@ class Store:
     def save(self) -> None:
         """Write the index when it changed (after the manifests: an older index only costs a look
         at a manifest next time)."""
+        self.commit()
         if self._index is None:
             return
         raw = orjson.dumps(self._index)
         if raw != self._saved:
             try:
-                atomic_write(self.root / "index.json", raw, durable=True)
+                atomic_write(self.root / "index.json", raw)  # a hint: the manifests are the truth
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise StoreFull(exc.errno, f"no space left for the source store in {self.root}") from None

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The source store's costs, measured (issue 14 point 7; run by hand, never in tests).
+
+    .venv/bin/python benchmarks/store.py                  # corpus ratio, 300 MB home, 500 MB append
+    .venv/bin/python benchmarks/store.py --mb 30 --giant 50   # a quick run
+
+Measures: store bytes / JSONL bytes on ../shared/corpus/real and on the 300 MB benchmark home
+(scale_home.py --mb 300 --seed 3); the cold build of that home with the store and with --no-store;
+a no-change rebuild of it (≥ 1,000 sessions) in process; a 10-line append to a 500 MB session in
+process (benchmarks/incremental.py's measurement, the store included). Figures go to stdout as
+Markdown and to benchmarks/out/store.json; docs/archive.md quotes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import incremental as inc  # noqa: E402  (the homes, the in-process build, the append measurement)
+
+from ccreport.site.build import Options, build  # noqa: E402
+
+
+def _bytes(root: Path, pattern: str) -> int:
+    return sum(p.stat().st_size for p in root.rglob(pattern) if p.is_file())
+
+
+def ratio(home: Path, out: Path) -> dict:
+    t = time.perf_counter()
+    build(home, out, Options(jobs=os.cpu_count() or 1))
+    store = out / ".ccreport" / "store"
+    jsonl, kept = _bytes(home / "projects", "*.jsonl"), _bytes(store, "*")
+    return {"jsonl_mb": round(jsonl / 1e6, 1), "store_mb": round(kept / 1e6, 2), "ratio": round(kept / jsonl, 3),
+            "build_s": round(time.perf_counter() - t, 1)}
+
+
+def cold(home: Path, work: Path) -> dict:
+    """Cold builds with and without the store, alternated (the machine is shared): the median of each."""
+    runs = {"store": [], "no_store": []}
+    for i in range(2):
+        for name, no_store in (("store", False), ("no_store", True)) if i % 2 == 0 else (("no_store", True), ("store", False)):
+            out = work / f"cold-{name}"
+            shutil.rmtree(out, ignore_errors=True)
+            t = time.perf_counter()
+            build(home, out, Options(jobs=os.cpu_count() or 1, no_store=no_store))
+            runs[name].append(time.perf_counter() - t)
+    s, n = statistics.median(runs["store"]), statistics.median(runs["no_store"])
+    return {"cold_store_s": round(s, 1), "cold_no_store_s": round(n, 1), "cold_ratio": round(s / n, 3)}
+
+
+def nochange(home: Path, out: Path, repeat: int) -> dict:
+    walls, cpus, res = [], [], None
+    for _ in range(repeat):
+        w, res, c = inc.in_process(home, out, Options(jobs=1))
+        assert res.written == [], res.written[:5]
+        walls.append(w)
+        cpus.append(c)
+    return {"sessions": res.sessions, "nochange_s": round(statistics.median(walls), 3),
+            "nochange_cpu_s": round(statistics.median(cpus), 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/store-bench"))
+    ap.add_argument("--mb", type=float, default=300)
+    ap.add_argument("--giant", type=float, default=500)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    a.work.mkdir(parents=True, exist_ok=True)
+    r = {"corpus": ratio(inc.CORPUS, a.work / "site-corpus")}
+    home = a.work / f"home-{a.mb:g}mb"
+    if not (home / "projects").is_dir():
+        subprocess.run([sys.executable, str(inc.SCALE), str(inc.CORPUS), str(home), "--mb", str(a.mb), "--seed", "3"],
+                       check=True, stdout=sys.stderr)
+    r["home"] = ratio(home, a.work / "site-home") | cold(home, a.work) | nochange(home, a.work / "site-home", a.repeat)
+    r["append"] = inc.bench_append(a.work, a.giant, a.repeat, None)
+    out = Path(__file__).resolve().parent / "out"
+    out.mkdir(exist_ok=True)
+    (out / "store.json").write_text(json.dumps(r, indent=2))
+    print(json.dumps(r, indent=2))
+    if not a.keep:
+        shutil.rmtree(a.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
