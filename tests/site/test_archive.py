@@ -26,7 +26,7 @@ def _unmarked(data: bytes) -> bytes:
     """A page without its 'kept by the archive' marks (what a cold build of the files shows)."""
     for rx in _MARKS:
         data = rx.sub(b"", data)
-    return data.replace(b'<tr class="kept">', b"<tr>")
+    return data.replace(b'<tr class="kept">', b"<tr>").replace(b'<table class="list kept-rows">', b'<table class="list">')
 
 
 def _pages(site: Path) -> dict[str, bytes]:
@@ -197,3 +197,27 @@ def test_home_files_are_archived_and_readable_after_the_home_loses_them(tmp_path
     st = Store(out / ".ccreport" / "store")
     assert {rel: st.read_bytes(rel) for rel in files} == files
     assert set(files) <= set(st.files)
+
+
+@pytest.mark.browser
+def test_kept_filter_works_offline_in_a_browser(tmp_path, browser):
+    """The filter is CSS only (:has): from file://, without scripts or network."""
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    out = tmp_path / "site"
+    build(home, out, Options(jobs=1))
+    sid = "8155b4cc-d7e0-5ee8-8948-ff41164d3048"
+    for f in (home / "projects" / "-srv-bob-webshop").glob("*.jsonl"):
+        if f.name.startswith(sid) or sid in f.read_text(errors="replace")[:4096]:
+            f.unlink()
+    build(home, out, Options(jobs=1))
+    page = browser.new_page(java_script_enabled=False)
+    page.goto((out / "p" / "-srv-bob-webshop" / "index.html").as_uri())
+    visible = "Array.from(document.querySelectorAll('table.kept-rows tbody tr')).filter(r => r.offsetParent !== null).length"
+    kept = "Array.from(document.querySelectorAll('table.kept-rows tbody tr.kept')).filter(r => r.offsetParent !== null).length"
+    assert page.evaluate(visible) == 2 and page.evaluate(kept) == 1
+    page.check("#kept-only")
+    assert page.evaluate(visible) == 1 and page.evaluate(kept) == 1
+    page.check("#kept-hide")
+    assert page.evaluate(visible) == 1 and page.evaluate(kept) == 0
+    page.close()
