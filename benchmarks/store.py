@@ -67,25 +67,40 @@ def nochange(home: Path, out: Path, repeat: int) -> dict:
             "nochange_cpu_s": round(statistics.median(cpus), 3)}
 
 
+def _home(work: Path, mb: float) -> Path:
+    home = work / f"home-{mb:g}mb"
+    if not (home / "projects").is_dir():
+        subprocess.run([sys.executable, str(inc.SCALE), str(inc.CORPUS), str(home), "--mb", str(mb), "--seed", "3"],
+                       check=True, stdout=sys.stderr)
+    return home
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, default=Path("/tmp/store-bench"))
     ap.add_argument("--mb", type=float, default=300)
+    ap.add_argument("--nochange-mb", type=float, default=340, help="a home of ≥ 1,000 sessions (seed 3)")
     ap.add_argument("--giant", type=float, default=500)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--part", choices=("all", "ratio", "cold", "nochange", "append"), default="all")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
-    r = {"corpus": ratio(inc.CORPUS, a.work / "site-corpus")}
-    home = a.work / f"home-{a.mb:g}mb"
-    if not (home / "projects").is_dir():
-        subprocess.run([sys.executable, str(inc.SCALE), str(inc.CORPUS), str(home), "--mb", str(a.mb), "--seed", "3"],
-                       check=True, stdout=sys.stderr)
-    r["home"] = ratio(home, a.work / "site-home") | cold(home, a.work) | nochange(home, a.work / "site-home", a.repeat)
-    r["append"] = inc.bench_append(a.work, a.giant, a.repeat, None)
+    r, every = {}, a.part == "all"
+    if every or a.part == "ratio":
+        r["corpus"] = ratio(inc.CORPUS, a.work / "site-corpus")
+        r["home"] = ratio(_home(a.work, a.mb), a.work / "site-home")
+    if every or a.part == "cold":
+        r["cold"] = cold(_home(a.work, a.mb), a.work)
+    if every or a.part == "nochange":
+        home = _home(a.work, a.nochange_mb)
+        build(home, a.work / "site-nochange", Options(jobs=os.cpu_count() or 1))
+        r["nochange"] = nochange(home, a.work / "site-nochange", a.repeat)
+    if every or a.part == "append":
+        r["append"] = inc.bench_append(a.work, a.giant, a.repeat, None)
     out = Path(__file__).resolve().parent / "out"
     out.mkdir(exist_ok=True)
-    (out / "store.json").write_text(json.dumps(r, indent=2))
+    (out / f"store-{a.part}.json").write_text(json.dumps(r, indent=2))
     print(json.dumps(r, indent=2))
     if not a.keep:
         shutil.rmtree(a.work, ignore_errors=True)

@@ -17,7 +17,7 @@ from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
 from ccreport.site.indexes import project_title, write_indexes
-from ccreport.site.keep import gone_keys, keep_sources
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -65,6 +65,7 @@ class _Run:
     indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionState, counted
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
+    kept: Kept | None = None  # the source store's side of this build (site.keep)
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -77,7 +78,10 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     catalog = f.catalog if f.catalog is not None else discover(home)
     run = _start(out, opts, f, catalog, started)
     jobs = _plan_sessions(run)
-    _run_jobs(run, jobs, progress)
+    try:
+        _run_jobs(run, jobs, progress)
+    finally:
+        run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
     run.res.stamps["sessions"] = time.time()
     _prune_vanished(run)
     _write_indexes(run, jobs)
@@ -100,9 +104,9 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     fp = fingerprint()
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
     kept = keep_sources(catalog, out, opts, st, f.only_projects)
-    res.errors.extend(kept.errors)
     res.cleanup = kept.cleanup
-    run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen)
+    run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
+               kept=kept)
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)

@@ -6,6 +6,7 @@ are. Deleting is explicit only: Options.prune_missing, Options.forget.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +26,7 @@ class Kept:
     frozen: set = field(default_factory=set)  # keys known only from the saved state: never re-rendered
     errors: list = field(default_factory=list)
     cleanup: tuple = (0, None)  # restore.due_for_cleanup of the home
+    copying: threading.Thread | None = None  # the copy into the store, beside the rendering (finish)
 
 
 def store_dir(out: Path, opts: Options) -> Path | None:
@@ -34,29 +36,52 @@ def store_dir(out: Path, opts: Options) -> Path | None:
 
 
 def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only: set | None) -> Kept:
+    """The catalog to build from; the copy of what changed in the home runs in a thread beside the
+    rendering (compression and hashing release the GIL), joined by ``finish`` before the state is
+    saved. What the merge needs — the records of sessions the home lost — is not what it writes."""
     root = store_dir(out, opts)
     kept = Kept(catalog)
     if root is not None:
         store = Store(root)
-        try:
-            sync(catalog, store, only)
-            if opts.prune_missing:
-                prune(catalog, store)
-            for pdir, sid in sorted(opts.forget):
-                drop_session(store, f"{pdir}/{sid}")
-            if opts.verify_store:
-                kept.errors.extend(verify(store, catalog.home))
-            store.save()
-        except StoreFull as exc:
-            kept.errors.append(f"{exc.strerror}: the store is left as the last build wrote it; "
-                               "free some space and build again")
-        kept.errors.extend(store.problems)
+        _guarded(kept, store, lambda: _explicit(store, catalog, opts, kept))
         kept.catalog = merge(catalog, store)
+        kept.copying = threading.Thread(target=_guarded, args=(kept, store, lambda: sync(catalog, store, only)),
+                                        name="ccreport-store", daemon=True)
+        kept.copying.start()
     if not opts.prune_missing:
         _add_saved(kept, state, opts.forget)
     if only is None:
         kept.cleanup = due_for_cleanup(catalog)
     return kept
+
+
+def _explicit(store: Store, catalog: Catalog, opts: Options, kept: Kept) -> None:
+    """What the user asked the store to do (before the merge, which must see its result)."""
+    if opts.prune_missing:
+        prune(catalog, store)
+    for pdir, sid in sorted(opts.forget):
+        drop_session(store, f"{pdir}/{sid}")
+    if opts.verify_store:
+        kept.errors.extend(verify(store, catalog.home))
+    store.save()
+
+
+def _guarded(kept: Kept, store: Store, work) -> None:
+    try:
+        work()
+    except StoreFull as exc:
+        kept.errors.append(f"{exc.strerror}: the store is left as the last build wrote it; "
+                           "free some space and build again")
+    kept.errors.extend(store.problems)
+    store.problems.clear()
+
+
+def finish(kept: Kept) -> list[str]:
+    """Wait for the copy into the store; its problems."""
+    if kept.copying is not None:
+        kept.copying.join()
+        kept.copying = None
+    return kept.errors
 
 
 def _add_saved(kept: Kept, state: State, forget: frozenset) -> None:

@@ -29,6 +29,7 @@ FRAME = 4 << 20  # original bytes per frame at most: a seek decompresses one fra
 HEAD, TAIL = 64 * 1024, 4096  # what is compared to tell an appended file from a rewritten one
 # Level 3: 0.23 of the JSONL at ~570 MB/s on the corpus (level 9: 0.22 at 140 MB/s); docs/archive.md.
 _LEVEL = 3
+FSYNC_FILES = 8  # at most this many files written by one sync are fsynced (commit)
 
 
 class StoreFull(OSError):
@@ -192,12 +193,12 @@ class Store:
         return how
 
     def commit(self) -> None:
-        """Frames to disk first (fsync, or one sync(2) for many files), then the manifests that name
-        them, each replaced atomically: a kill or a power cut never leaves a manifest naming frames
-        that are not on disk."""
-        if len(self._unsynced) > 16:
-            os.sync()
-        else:
+        """The frames are written before the manifests that name them, each manifest replaced
+        atomically: a killed process never leaves a manifest naming frames it did not write. A few
+        files (an incremental build) are also fsynced first, against a power cut; a big copy is
+        not (a sync(2) cost a cold build seconds on a busy disk; the home still has those files,
+        and a frame lost in a power cut fails its hash on reading and is copied again)."""
+        if len(self._unsynced) <= FSYNC_FILES:
             for data in self._unsynced:
                 fd = os.open(data, os.O_RDONLY)
                 try:
