@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,29 +43,46 @@ def ratio(home: Path, out: Path) -> dict:
             "build_s": round(time.perf_counter() - t, 1)}
 
 
-def cold(home: Path, work: Path) -> dict:
-    """Cold builds with and without the store, alternated (the machine is shared): the median of each."""
+def _cpu() -> float:
+    """CPU seconds of this process and of its reaped children (the build's worker processes)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def cold(home: Path, work: Path, rounds: int = 2) -> dict:
+    """Cold builds with and without the store, alternated (the machine is shared): the median of
+    each, wall and CPU (the CPU time is the steadier figure on a busy machine)."""
     runs = {"store": [], "no_store": []}
-    for i in range(2):
+    cpus = {"store": [], "no_store": []}
+    for i in range(rounds):
         for name, no_store in (("store", False), ("no_store", True)) if i % 2 == 0 else (("no_store", True), ("store", False)):
             out = work / f"cold-{name}"
             shutil.rmtree(out, ignore_errors=True)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu()
             build(home, out, Options(jobs=os.cpu_count() or 1, no_store=no_store))
             runs[name].append(time.perf_counter() - t)
+            cpus[name].append(_cpu() - c)
     s, n = statistics.median(runs["store"]), statistics.median(runs["no_store"])
-    return {"cold_store_s": round(s, 1), "cold_no_store_s": round(n, 1), "cold_ratio": round(s / n, 3)}
+    cs, cn = statistics.median(cpus["store"]), statistics.median(cpus["no_store"])
+    return {"cold_store_s": round(s, 1), "cold_no_store_s": round(n, 1), "cold_ratio": round(s / n, 3),
+            "cold_store_cpu_s": round(cs, 1), "cold_no_store_cpu_s": round(cn, 1), "cold_cpu_ratio": round(cs / cn, 3)}
 
 
 def nochange(home: Path, out: Path, repeat: int) -> dict:
-    walls, cpus, res = [], [], None
+    """A build where nothing changed, with the store and (same site) with --no-store, alternated."""
+    r = {}
+    for name, no_store in (("store", False), ("no_store", True)):
+        r[name] = {"walls": [], "cpus": []}
+    res = None
     for _ in range(repeat):
-        w, res, c = inc.in_process(home, out, Options(jobs=1))
-        assert res.written == [], res.written[:5]
-        walls.append(w)
-        cpus.append(c)
-    return {"sessions": res.sessions, "nochange_s": round(statistics.median(walls), 3),
-            "nochange_cpu_s": round(statistics.median(cpus), 3)}
+        for name, no_store in (("store", False), ("no_store", True)):
+            w, res, c = inc.in_process(home, out, Options(jobs=1, no_store=no_store))
+            assert res.written == [], res.written[:5]
+            r[name]["walls"].append(w)
+            r[name]["cpus"].append(c)
+    med = lambda xs: round(statistics.median(xs), 3)  # noqa: E731
+    return {"sessions": res.sessions, "nochange_s": med(r["store"]["walls"]), "nochange_cpu_s": med(r["store"]["cpus"]),
+            "nochange_no_store_s": med(r["no_store"]["walls"]), "nochange_no_store_cpu_s": med(r["no_store"]["cpus"])}
 
 
 def _home(work: Path, mb: float) -> Path:
@@ -82,6 +100,7 @@ def main() -> None:
     ap.add_argument("--nochange-mb", type=float, default=340, help="a home of ≥ 1,000 sessions (seed 3)")
     ap.add_argument("--giant", type=float, default=500)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=2, help="cold builds of each kind")
     ap.add_argument("--part", choices=("all", "ratio", "cold", "nochange", "append"), default="all")
     ap.add_argument("--keep", action="store_true")
     a = ap.parse_args()
@@ -91,7 +110,7 @@ def main() -> None:
         r["corpus"] = ratio(inc.CORPUS, a.work / "site-corpus")
         r["home"] = ratio(_home(a.work, a.mb), a.work / "site-home")
     if every or a.part == "cold":
-        r["cold"] = cold(_home(a.work, a.mb), a.work)
+        r["cold"] = cold(_home(a.work, a.mb), a.work, a.rounds)
     if every or a.part == "nochange":
         home = _home(a.work, a.nochange_mb)
         build(home, a.work / "site-nochange", Options(jobs=os.cpu_count() or 1))

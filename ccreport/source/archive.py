@@ -41,7 +41,7 @@ def _keep_file(store: Store, home: Path, path: Path, files: list | None = None) 
         files.append(rel(home, path))
 
 
-def _keep_session(store: Store, home: Path, s: Session) -> None:
+def _keep_session(store: Store, home: Path, s: Session, today: str) -> None:
     key = f"{s.project.dir_name}/{s.id}"
     rec = store.index["sessions"].get(key) or {"transcripts": {}, "files": [], "tool_results": None}
     files = set(rec["files"])
@@ -61,7 +61,7 @@ def _keep_session(store: Store, home: Path, s: Session) -> None:
         rec["tool_results"] = rel(home, s.tool_results_dir)
         files.update(_keep_folder(store, home, s.tool_results_dir))
     rec["files"] = sorted(files)
-    rec["seen"] = _today()  # a day: the index is not rewritten by every build
+    rec["seen"] = today  # a day: the index is not rewritten by every build
     store.index["sessions"][key] = rec
 
 
@@ -118,11 +118,12 @@ def sync(catalog: Catalog, store: Store, only: set | None = None) -> None:
     other home files on a whole build). Problems go to ``store.problems``; a full disk raises
     store.StoreFull after the entry being written is left as it was."""
     store.batching = True
+    today = _today()
     try:
         for p in catalog.projects:
             if only is None or p.dir_name in only:
                 for s in p.sessions.values():
-                    _keep_session(store, catalog.home, s)
+                    _keep_session(store, catalog.home, s, today)
         if only is None:
             _keep_home_files(store, catalog.home)
     finally:
