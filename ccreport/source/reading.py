@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from ccreport.source.home import Session, Transcript, peek_field
+from ccreport.source.home import Session, Transcript, contained, peek_field
 from ccreport.source.jsonl import Entry, Reader
 from ccreport.source.store import Store
 
@@ -48,3 +48,27 @@ def read_session_file(s: Session, path: Path) -> bytes:
             raise
     home = s.project.path.parent.parent
     return Store(Path(s.store)).read_bytes(path.relative_to(home).as_posix())
+
+
+def read_home_file(home: Path, store: Path | None, relpath: str) -> bytes:
+    """A file of the home by its path under it ("history.jsonl", "plans/x.md",
+    "teams/t/config.json", …): the home's copy when it has one, else the store's (FileNotFoundError
+    when neither has it). For the views of what the store keeps beside the transcripts."""
+    path = home / relpath
+    if contained(path, home):
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            pass
+    if store is None:
+        raise FileNotFoundError(2, f"not in the home: {relpath}")
+    return Store(store).read_bytes(relpath)
+
+
+def kept_home_files(home: Path, store: Path | None, prefix: str = "") -> list[str]:
+    """The home paths under ``prefix`` (e.g. "plans/") the home or the store has, sorted."""
+    found = set(Store(store).files) if store is not None else set()
+    base = home / prefix if prefix else home
+    if base.is_dir() and contained(base, home):
+        found.update(p.relative_to(home).as_posix() for p in base.rglob("*") if p.is_file() and not p.is_symlink())
+    return sorted(r for r in found if r.startswith(prefix))

@@ -221,3 +221,23 @@ def test_kept_filter_works_offline_in_a_browser(tmp_path, browser):
     page.check("#kept-hide")
     assert page.evaluate(visible) == 1 and page.evaluate(kept) == 0
     page.close()
+
+
+def test_home_files_read_through_the_home_then_the_store(tmp_path):
+    from ccreport.source.reading import kept_home_files, read_home_file
+
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    (home / "plans").mkdir()
+    (home / "plans" / "a.md").write_bytes(b"# a\n")
+    (home / "plans" / "b.md").write_bytes(b"# b\n")
+    out = tmp_path / "site"
+    build(home, out, Options(jobs=1))
+    store = out / ".ccreport" / "store"
+    (home / "plans" / "a.md").unlink()
+    (home / "plans" / "b.md").write_bytes(b"# b, edited\n")
+    assert read_home_file(home, store, "plans/a.md") == b"# a\n"  # the home lost it: the store's copy
+    assert read_home_file(home, store, "plans/b.md") == b"# b, edited\n"  # the home's, when it has one
+    assert kept_home_files(home, store, "plans/") == ["plans/a.md", "plans/b.md"]
+    with pytest.raises(FileNotFoundError):
+        read_home_file(home, store, "plans/never.md")
