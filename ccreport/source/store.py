@@ -5,14 +5,15 @@ One entry per home file (its path relative to the home): an append-only data fil
 frames and a manifest (``Manifest``, JSON) of its generations, each a list of frames with the
 sha256 of the original bytes they hold. A file that grew gets one frame more (its new bytes only);
 a file rewritten rather than appended gets a new generation and keeps the earlier one. A write
-appends and fsyncs the frames first, then replaces the manifest atomically: a kill at any moment
-leaves at most unreferenced bytes past the manifest's end, cut at the next append.
+appends the frames first, then replaces the manifest atomically: a kill at any moment leaves at
+most unreferenced bytes past the manifest's end, cut at the next append.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import itertools
 import os
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,6 @@ FRAME = 4 << 20  # original bytes per frame at most: a seek decompresses one fra
 HEAD, TAIL = 64 * 1024, 4096  # what is compared to tell an appended file from a rewritten one
 # Level 3: 0.23 of the JSONL at ~570 MB/s on the corpus (level 9: 0.22 at 140 MB/s); docs/archive.md.
 _LEVEL = 3
-FSYNC_FILES = 8  # at most this many files written by one sync are fsynced (commit)
 
 
 class StoreFull(OSError):
@@ -90,9 +90,7 @@ class Store:
         self._index: dict | None = None  # loaded on first use: reading an entry back needs only its manifest
         self._saved: bytes | None = None
         self.problems: list[str] = []
-        # Written frames not yet fsynced, and the manifests that will name them once they are:
-        # a whole sync pays one flush, not two fsyncs per file (commit).
-        self._unsynced: set[Path] = set()
+        # The manifests naming frames written by this sync, replaced together at its end (commit).
         self._manifests: dict[Path, bytes] = {}
         self.batching = False
 
@@ -159,10 +157,13 @@ class Store:
         m = self.manifest(relpath)
         folder, h = self._paths(relpath)
         epoch, stale = 0, None
-        if m is not None and not self._intact(m, folder):
-            # A truncated data file: the entry starts again from the home's copy, in a new data file
-            # (the manifest naming the old one stays valid until the new one replaces it).
-            m, epoch, stale = None, int(m.data.split(".")[1]) + 1, folder / m.data
+        if m is not None and (cut := self._cut(m, folder)) is not m:
+            if cut is None:
+                # Nothing left whole: the entry starts again from the home's copy, in a new data file
+                # (the manifest naming the old one stays valid until the new one replaces it).
+                m, epoch, stale = None, int(m.data.split(".")[1]) + 1, folder / m.data
+            else:
+                m = cut
         g = m.current if m else None
         size = st.st_size
         if g is not None and size >= g.size and g.size and _ends(fh, g.size)[1:] == (g.head, g.tail):
@@ -194,18 +195,10 @@ class Store:
 
     def commit(self) -> None:
         """The frames are written before the manifests that name them, each manifest replaced
-        atomically: a killed process never leaves a manifest naming frames it did not write. A few
-        files (an incremental build) are also fsynced first, against a power cut; a big copy is
-        not (a sync(2) cost a cold build seconds on a busy disk; the home still has those files,
-        and a frame lost in a power cut fails its hash on reading and is copied again)."""
-        if len(self._unsynced) <= FSYNC_FILES:
-            for data in self._unsynced:
-                fd = os.open(data, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        self._unsynced.clear()
+        atomically: a killed process never leaves a manifest naming frames it did not write. No
+        fsync: a power cut may lose the last frames written (an fsync per append cost ~100 ms on a
+        busy disk, and a sync(2) seconds on a cold build); a lost frame is found by its size or its
+        hash, and only what is missing is copied again from the home (_cut)."""
         try:
             for path, raw in self._manifests.items():
                 atomic_write(path, raw)
@@ -216,15 +209,32 @@ class Store:
         finally:
             self._manifests.clear()
 
-    def _intact(self, m: Manifest, folder: Path) -> bool:
+    def _cut(self, m: Manifest, folder: Path) -> Manifest | None:
+        """``m`` itself when its data file holds every frame; else a manifest of the frames still
+        whole (each version keeps its intact first frames: a crash loses at most the last writes,
+        which the home still has), None when nothing is left."""
         try:
-            ok = os.stat(folder / m.data).st_size >= m.end
+            size = os.stat(folder / m.data).st_size
         except OSError:
-            ok = False
-        if not ok:
-            self.problems.append(f"store entry {m.relpath}: its data file is truncated; copied again from the home"
-                                 + (" (its earlier versions are lost)" if len(m.generations) > 1 else ""))
-        return ok
+            size = 0
+        if size >= m.end:
+            return m
+        gens = []
+        for g in m.generations:
+            frames = list(itertools.takewhile(lambda f: f[2] + f[3] <= size, g.frames))
+            if frames and len(frames) < len(g.frames):
+                total = frames[-1][0] + frames[-1][1]
+                with open_frames(folder / m.data, [Frame(*f) for f in frames], m.relpath) as fh:
+                    head_len, head, tail = _ends(fh, total)
+                g = Generation(total, g.mtime_ns, g.inode, head_len, head, tail, g.seen, frames)
+            if frames:
+                gens.append(g)
+        self.problems.append(f"store entry {m.relpath}: its data file is truncated; what is missing is copied "
+                             "again from the home" + (" (earlier versions were lost)" if len(gens) < len(m.generations) - 1
+                                                      else ""))
+        if not gens:
+            return None
+        return Manifest(m.relpath, m.data, gens, max(f[2] + f[3] for g in gens for f in g.frames))
 
     @staticmethod
     def _same_bytes(m: Manifest, g: Generation, fh, folder: Path) -> bool:
@@ -236,8 +246,8 @@ class Store:
         return True
 
     def _append(self, data: Path, fh, start: int, end: int) -> tuple[list, int]:
-        """Compress ``fh`` from ``start`` to its end into frames appended at ``end`` of ``data``;
-        fsynced before the manifest names them. Returns the frames and the new end."""
+        """Compress ``fh`` from ``start`` to its end into frames appended at ``end`` of ``data``
+        (written before the manifest names them). Returns the frames and the new end."""
         data.parent.mkdir(parents=True, exist_ok=True)
         comp = zstandard.ZstdCompressor(level=_LEVEL)
         frames = []
@@ -251,7 +261,6 @@ class Store:
                 frames.append([start, len(chunk), end, len(blob), _sha(chunk)])
                 start += len(chunk)
                 end += len(blob)
-        self._unsynced.add(data)
         return frames, end
 
     def open(self, relpath: str, generation: int = -1) -> FrameReader:

@@ -116,9 +116,36 @@ def test_truncated_frame_is_reported_and_copied_again_on_the_next_sync(tmp_path)
     with open(f, "ab") as fh:
         fh.write(_lines(1, 999))
     st.keep(REL, f)  # the grown file is looked at: its entry is found truncated and copied again
-    assert any("truncated; copied again" in p for p in st.problems)
+    assert any("truncated; what is missing is copied again" in p for p in st.problems)
     assert st.read_bytes(REL) == f.read_bytes() and st.check(REL) is None
     assert not data.exists()  # the corrupt data file was replaced by a new one
+
+
+def test_a_cut_last_frame_costs_only_that_frame(tmp_path):
+    """A crash that lost the last frame written (no fsync): the earlier frames and versions stay, the
+    missing bytes are copied again from the home."""
+    f = tmp_path / "s1.jsonl"
+    f.write_bytes(_lines(50, 7000))
+    st = Store(tmp_path / "store")
+    st.keep(REL, f)
+    old = f.read_bytes()
+    f.write_bytes(_lines(300))  # rewritten: a second version
+    st.keep(REL, f)
+    with open(f, "ab") as fh:
+        fh.write(_lines(10, 5000))
+    st.keep(REL, f)  # grown: a third frame, the one the crash loses
+    folder, _ = st._paths(REL)
+    m = _manifest(st)
+    data = folder / m["data"]
+    last = m["generations"][-1]["frames"][-1]
+    data.write_bytes(data.read_bytes()[:last[2] + 3])
+    fresh = Store(tmp_path / "store")
+    with open(f, "ab") as fh:
+        fh.write(_lines(1, 9000))
+    assert fresh.keep(REL, f) == "grown"
+    assert any("truncated" in p for p in fresh.problems)
+    assert fresh.read_bytes(REL, 0) == old and fresh.read_bytes(REL) == f.read_bytes()
+    assert fresh.check(REL) is None and data.exists()
 
 
 def test_full_disk_leaves_the_previous_store_intact(tmp_path, monkeypatch):
