@@ -167,7 +167,7 @@ class Store:
         g = m.current if m else None
         size = st.st_size
         if g is not None and size >= g.size and g.size and _ends(fh, g.size)[1:] == (g.head, g.tail):
-            if size == g.size and not self._same_bytes(m, g, fh, folder):
+            if size == g.size and not self._same_bytes(g, fh):
                 how, start = "new", 0
             else:
                 how, start = ("same" if size == g.size else "grown"), g.size
@@ -237,7 +237,7 @@ class Store:
         return Manifest(m.relpath, m.data, gens, max(f[2] + f[3] for g in gens for f in g.frames))
 
     @staticmethod
-    def _same_bytes(m: Manifest, g: Generation, fh, folder: Path) -> bool:
+    def _same_bytes(g: Generation, fh) -> bool:
         """Same size, other mtime: a touch, or a rewrite of the same length (every frame compared)."""
         for f in g.frames:
             fh.seek(f[0])
