@@ -90,6 +90,14 @@ class Store:
         self._index: dict | None = None  # loaded on first use: reading an entry back needs only its manifest
         self._saved: bytes | None = None
         self.problems: list[str] = []
+        self._buf = bytearray(FRAME)
+        self._view = memoryview(self._buf)
+        self._comp = zstandard.ZstdCompressor(level=_LEVEL)
+        self._folders: set[Path] = set()  # data folders known to exist
+        # A store with no data yet has no manifest to look for (an open that fails costs ~0.1 ms
+        # here: a tenth of a 300 MB home's first copy): only those this object writes.
+        self._empty = not (self.root / "data").is_dir()
+        self._written: set[str] = set()
         # The manifests naming frames written by this sync, replaced together at its end (commit).
         self._manifests: dict[Path, bytes] = {}
         self.batching = False
@@ -116,6 +124,8 @@ class Store:
         return self.root / "data" / h[:2], h
 
     def manifest(self, relpath: str) -> Manifest | None:
+        if self._empty and relpath not in self._written:
+            return None
         folder, h = self._paths(relpath)
         try:
             m = Manifest.from_json(orjson.loads((folder / f"{h}.json").read_bytes()))
@@ -186,6 +196,7 @@ class Store:
             m.generations[-1] = gen
         m.end = end
         self._manifests[folder / f"{h}.json"] = orjson.dumps(m)
+        self._written.add(relpath)
         if not self.batching:
             self.commit()
         if stale is not None:
@@ -248,18 +259,22 @@ class Store:
     def _append(self, data: Path, fh, start: int, end: int) -> tuple[list, int]:
         """Compress ``fh`` from ``start`` to its end into frames appended at ``end`` of ``data``
         (written before the manifest names them). Returns the frames and the new end."""
-        data.parent.mkdir(parents=True, exist_ok=True)
-        comp = zstandard.ZstdCompressor(level=_LEVEL)
+        if data.parent not in self._folders:
+            data.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(data.parent)
         frames = []
-        with open(data, "r+b" if data.exists() else "wb") as out:
+        with open(data, "r+b" if end else "wb") as out:
             out.truncate(end)  # a killed write's leftover
             out.seek(end)
             fh.seek(start)
-            while chunk := fh.read(FRAME):
-                blob = comp.compress(chunk)
+            # One buffer for every frame: a new 4 MiB bytes per read was half the copy's system time
+            # (page faults), more than compressing it.
+            while n := fh.readinto(self._buf):
+                chunk = self._view[:n]
+                blob = self._comp.compress(chunk)
                 out.write(blob)
-                frames.append([start, len(chunk), end, len(blob), _sha(chunk)])
-                start += len(chunk)
+                frames.append([start, n, end, len(blob), _sha(chunk)])
+                start += n
                 end += len(blob)
         return frames, end
 
@@ -309,6 +324,7 @@ class Store:
         folder, h = self._paths(relpath)
         old, epoch = m.data, int(m.data.split(".")[1]) + 1
         atomic_write(folder / f"{h}.json", orjson.dumps(Manifest(relpath, f"{h}.{epoch}.z")), durable=True)
+        self._written.add(relpath)
         try:
             (folder / old).unlink()
         except OSError:
