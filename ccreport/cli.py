@@ -144,6 +144,13 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+def _store_options(f):
+    f = click.option("--no-store", is_flag=True, help="Keep no archive of the home's files (pages of sessions "
+                     "the home loses stay, but cannot be rendered again).")(f)
+    return click.option("--store", type=click.Path(path_type=Path), default=None,
+                        help="Folder of the archive of the home's files. Default: OUT/.ccreport/store.")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccreport")
 def cli():
@@ -159,12 +166,18 @@ def cli():
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None,
               help="Worker processes (default: the CPU count).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors.")
-def build(home, out, page_size, jobs, quiet):
+@_store_options
+@click.option("--prune-missing", is_flag=True,
+              help="Forget the sessions the home no longer has: their pages and their archived files.")
+@click.option("--verify-store", is_flag=True,
+              help="Read every archived file back; a corrupt one is copied again from the home.")
+def build(home, out, page_size, jobs, quiet, store, no_store, prune_missing, verify_store):
     """Build (or refresh) the offline HTML archive of a Claude home."""
     from ccreport.site.build import Options, build as run_build
 
     home = resolve_home(str(home) if home else None)
-    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1)
+    opts = Options(page_size=page_size, jobs=jobs or os.cpu_count() or 1, store=store, no_store=no_store,
+                   prune_missing=prune_missing, verify_store=verify_store)
     progress = _Progress(not quiet)
     try:
         with _one_writer(out, "build"), _errors(f"cannot write the site to {out}"):
@@ -174,7 +187,18 @@ def build(home, out, page_size, jobs, quiet):
         _fail("interrupted; the pages written so far are complete, the next build finishes the rest", 130)
     progress.close()
     _report(res, out, quiet)
+    _cleanup_note(res, no_store)
     sys.exit(1 if res.errors else 0)
+
+
+def _cleanup_note(res, no_store: bool) -> None:
+    """Once per build: what Claude Code's own cleanup is about to delete (docs/archive.md)."""
+    due, days = res.cleanup
+    if due:
+        keeps = ("build without --no-store to keep them" if no_store
+                 else "the archive keeps them (run `ccreport build` regularly: docs/archive.md)")
+        click.echo(f"ccreport: Claude Code will delete {due} session{'s' if due != 1 else ''} of this home within "
+                   f"7 days (cleanupPeriodDays = {days:g}); {keeps}", err=True)
 
 
 def main():
@@ -377,13 +401,74 @@ def list_sessions(home, project, as_json, show_empty):
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
-def stats(home, as_json):
+@click.option("--store", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
+              help="Count the sessions this archive kept after the home lost them (a site's OUT/.ccreport/store).")
+def stats(home, as_json, store):
     """Token usage and cost per project, model and day (the figures the site shows)."""
     from ccreport.inspect.stats import collect, render_json, render_text
 
     home = resolve_home(str(home) if home else None)
     with _errors():
-        data = collect(home)
+        data = collect(home, store)
     for problem in data["problems"]:
         click.echo(f"ccreport: warning: {problem}", err=True)
     click.echo(render_json(data) if as_json else render_text(data), nl=False)
+
+
+def _store_of(out: Path, store: Path | None) -> Path:
+    root = store if store is not None else out / ".ccreport" / "store"
+    if not (root / "index.json").is_file():
+        _fail(f"no archive at {root} (build a site first, or give --store)")
+    return root
+
+
+@cli.command()
+@click.argument("session")
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--to", "to", type=click.Path(path_type=Path), default=None,
+              help="Write into this Claude home instead (default: --home).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="The site whose archive holds the session.")
+@click.option("--store", type=click.Path(path_type=Path), default=None, help="The archive folder (default: OUT/.ccreport/store).")
+def restore(session, home, to, out, store):
+    """Write a session's files back from the archive, byte-exact (claude --resume works again)."""
+    from ccreport.source.restore import RestoreError, restore as run_restore
+    from ccreport.source.store import Store
+
+    dest = to if to is not None else resolve_home(str(home) if home else None)
+    try:
+        with _errors(f"cannot write into {dest}", 1):
+            res = run_restore(Store(_store_of(out, store)), session, dest)
+    except RestoreError as exc:
+        _fail(str(exc), 1)
+    for path in res.written:
+        click.echo(f"restored {path}")
+    click.echo(f"ccreport: {len(res.written)} files written, {len(res.same)} already there and identical", err=True)
+
+
+@cli.command()
+@click.argument("session")
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="The site to forget it from (its pages go too).")
+@click.option("--store", type=click.Path(path_type=Path), default=None, help="The archive folder (default: OUT/.ccreport/store).")
+@_page_size
+def forget(session, home, out, store, page_size):
+    """Delete a session the home no longer has from the archive: its archived files and its pages."""
+    from ccreport.site.build import Options, build as run_build
+    from ccreport.source.home import discover
+    from ccreport.source.restore import RestoreError, forget as run_forget
+    from ccreport.source.store import Store
+
+    home = resolve_home(str(home) if home else None)
+    root = _store_of(out, store)
+    with _errors():
+        catalog = discover(home)
+    try:
+        keys = run_forget(Store(root), session, catalog)
+    except RestoreError as exc:
+        _fail(str(exc), 1)
+    with _errors(f"cannot write the site to {out}"):
+        res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
+    _report(res, out, False)
+    click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)

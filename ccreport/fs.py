@@ -51,8 +51,8 @@ class Batch:
         self.pending: list[tuple[Path, Path]] = []  # (temporary, final)
 
     @contextmanager
-    def file(self, path: Path):
-        """A binary file to write; it goes into place on ``commit``."""
+    def file(self, path: Path, durable: bool = False):
+        """A binary file to write; it goes into place on ``commit`` (``durable``: fsynced first)."""
         tmp = _tmp_path(path)
         fh = _open_new(tmp, path)
         self.pending.append((tmp, path))
@@ -60,6 +60,8 @@ class Batch:
             yield fh
             try:
                 fh.flush()
+                if durable:
+                    os.fsync(fh.fileno())
             except OSError as exc:
                 raise WriteError(exc.errno, exc.strerror, str(path)) from exc
 
@@ -91,16 +93,18 @@ def all_or_none():
 
 
 @contextmanager
-def atomic_file(path: Path):
+def atomic_file(path: Path, durable: bool = False):
     """A binary file to write; it replaces ``path`` whole when the block ends, and is removed when
     the block fails (a reader never sees a half-written file; a big export is streamed, not held).
-    A failure of the file itself (creating, flushing, moving it into place) is a WriteError."""
-    with all_or_none() as batch, batch.file(path) as fh:
+    A failure of the file itself (creating, flushing, moving it into place) is a WriteError.
+    ``durable``: fsynced before it replaces ``path`` (the source store's manifests: a crash must not
+    leave a manifest naming frames that never reached the disk)."""
+    with all_or_none() as batch, batch.file(path, durable) as fh:
         yield fh
 
 
-def atomic_write(path: Path, raw: bytes) -> None:
-    with atomic_file(path) as fh:
+def atomic_write(path: Path, raw: bytes, durable: bool = False) -> None:
+    with atomic_file(path, durable) as fh:
         try:
             fh.write(raw)
         except OSError as exc:

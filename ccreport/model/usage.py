@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ccreport.source.jsonl import read_entries
+from ccreport.source.reading import read_transcript
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.kinds import cost_state
 from ccreport.model.messages import USAGE_KEYS
@@ -250,7 +250,7 @@ def session_report(session) -> dict:
         ledger = TranscriptUsage()
         ledgers.append((t.id, t.kind, ledger))
         try:
-            for e in read_entries(t.path):
+            for e in read_transcript(t):  # from the source store when the home lost it
                 ledger.feed(e.obj, e.line)
         except OSError:
             continue

@@ -18,6 +18,7 @@ from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
 from ccreport.site.forks import write_fork_points
 from ccreport.site.indexes import project_title, write_indexes
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -64,6 +65,8 @@ class _Run:
     rows: dict = field(default_factory=dict)  # project dir → [SessionInfo] of the sessions counted
     indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionState, counted
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
+    frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
+    kept: Kept | None = None  # the source store's side of this build (site.keep)
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -76,18 +79,21 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     catalog = f.catalog if f.catalog is not None else discover(home)
     run = _start(out, opts, f, catalog, started)
     jobs = _plan_sessions(run)
-    _run_jobs(run, jobs, progress)
+    try:
+        _run_jobs(run, jobs, progress)
+    finally:
+        run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
     run.res.stamps["sessions"] = time.time()
     _prune_vanished(run)
     write_fork_points(catalog, run.state.sessions, run.writer)
     _write_indexes(run, jobs)
     run.res.written.extend(str(p) for p in run.writer.written)
-    run.state.set_head(opts, run.fingerprint, run.titles, run.sources)
+    run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
     try:
         run.state.save()
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
-    run.res.projects = len(catalog.projects)
+    run.res.projects = len(run.catalog.projects)
     run.res.seconds = time.perf_counter() - t0
     run.res.stamps["end"] = time.time()
     return run.res
@@ -98,7 +104,11 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     out.mkdir(parents=True, exist_ok=True)
     st = f.state if f.state is not None else State.load(out)
     fp = fingerprint()
-    run = _Run(out, opts, f, catalog, st, fp, not st.compatible(opts, fp), Writer(out), res)
+    # The home's files go into the source store; what the home lost comes back from it (site.keep).
+    kept = keep_sources(catalog, out, opts, st, f.only_projects)
+    res.cleanup = kept.cleanup
+    run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
+               kept=kept)
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
@@ -134,18 +144,24 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     """The sessions to update, biggest first; the others are counted from their saved rows."""
     f, st = run.follow, run.state
     warm = (f.warm or {}) if f.render_cache is not None else {}  # warming fills the cache: nothing to fill
-    old_titles = st.head.get("titles", {})
+    old_titles, old_gone = st.head.get("titles", {}), st.head.get("gone", {})
     jobs = []
     for s in run.catalog.sessions():
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
         old = st.sessions.get(key)
+        run.res.archived += s.gone is not None
+        if key in run.frozen:
+            _count(run, pdir, old)  # nothing to read it from: its pages stay as they are
+            continue
+        # Just vanished from the home, or back: its overview and its project's rows change their mark.
+        flipped = old_gone.get(f"{pdir}/{s.id}") != s.gone
         # A new project title is in every heading of the project: then its sessions are redone.
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir]
-        if not (key in warm and old is not None) and not full and _unchanged(run, s, old):
+        if not (key in warm and old is not None) and not full and not flipped and _unchanged(run, s, old):
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
-                               frozenset(warm.get(key, ()))))
+                               frozenset(warm.get(key, ())), overview=flipped))
         run.dirty.add(pdir)
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)

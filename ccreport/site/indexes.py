@@ -14,7 +14,8 @@ from ccreport.render.message import local_date
 from ccreport.render.resources import asset_names, env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.write import Writer
-from ccreport.source.home import Catalog, Project, peek_field
+from ccreport.source.home import Catalog, Project
+from ccreport.source.reading import peek
 
 
 def page_args(root: str, title: str, crumbs: list, page_kind: str) -> dict:
@@ -29,8 +30,13 @@ def fmt_tokens(u: dict) -> str:
     return f'{inputs:,} / {u.get("output_tokens", 0):,}'
 
 
-def _session_rows(infos: list, reports: dict) -> list[dict]:
-    return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id,
+def _gone(p: Project, sid: str) -> str | None:
+    s = p.sessions.get(sid)
+    return s.gone if s is not None else None
+
+
+def _session_rows(p: Project, infos: list, reports: dict) -> list[dict]:
+    return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id, "gone": _gone(p, i.id),
              "first_turn": f"{segment(i.id)}/{i.first_turn}" if i.first_turn else None,
              "first_prompt": cut_words(i.prompt or "", 200), "started": local_date(i.first_ts),
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
@@ -45,7 +51,9 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
             "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
-            "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report)}
+            "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report),
+            "kept": sum(1 for i in infos if _gone(p, i.id)), "gone": max((_gone(p, i.id) or "" for i in infos), default="")
+            if infos and all(_gone(p, i.id) for i in infos) else None}
 
 
 def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None) -> None:
@@ -64,7 +72,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
             rel = project_dir(p.dir_name)
             html = env().get_template("project.html").render(
                 **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
-                project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(infos, reports),
+                project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(p, infos, reports),
                 usage=usage_view(project_reports[-1], f"{title}: activity per day"))
             writer.write(f"{rel}/{INDEX}", html)
         rows.append(_project_row(p, title, infos, project_reports[-1]))
@@ -92,7 +100,7 @@ def project_title(p: Project, cached: dict | None, sources: dict) -> str:
     title = p.dir_name
     for t in order:
         seen.append([str(t.path), t.size, t.mtime_ns])
-        cwd = peek_field(t.path, "cwd", limit=64 * 1024)
+        cwd = peek(t, "cwd", limit=64 * 1024)
         if cwd:
             title = cwd
             break

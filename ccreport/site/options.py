@@ -13,6 +13,12 @@ from ccreport.model.pages import DEFAULT_PAGE_SIZE
 class Options:
     page_size: int = DEFAULT_PAGE_SIZE
     jobs: int = 1
+    # The source store (docs/archive.md): its folder (default: out/.ccreport/store), or none at all.
+    store: Path | None = None
+    no_store: bool = False
+    prune_missing: bool = False  # forget the sessions the home lost, their pages with them
+    forget: frozenset = frozenset()  # (project dir, session id) keys to forget (ccreport forget)
+    verify_store: bool = False  # read every store entry back (a corrupt one is copied again from the home)
 
 
 @dataclass
@@ -26,13 +32,16 @@ class BuildResult:
     seconds: float = 0.0
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)  # pages of transcripts that are gone
+    archived: int = 0  # sessions kept by the archive: their files are gone from the home
+    cleanup: tuple = (0, None)  # (sessions Claude Code deletes within 7 days, its cleanupPeriodDays)
     errors: list = field(default_factory=list)
     # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
     # pages written), "end". serve --watch passes them on so a benchmark can split its latency.
     stamps: dict = field(default_factory=dict)
 
     def summary_line(self, out: Path) -> str:
-        return (f"ccreport: {self.projects} projects, {self.sessions} sessions, {self.transcripts} transcripts, "
+        kept = f" ({self.archived} kept by the archive, source removed)" if self.archived else ""
+        return (f"ccreport: {self.projects} projects, {self.sessions} sessions{kept}, {self.transcripts} transcripts, "
                 f"{self.pages} pages, {self.messages:,} messages, {self.malformed} malformed lines "
                 f"in {self.seconds:.2f} s → {out / 'index.html'}")
 

@@ -101,7 +101,7 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
         counts.update(ts.summary.counts or {})
     main = next((ts for ts in states if ts.summary.kind == "main" and ts.pages), None)
     sview = dict(asdict(info), started=local_date(info.first_ts), last=local_date(info.last_ts),
-                 counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None)
+                 counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None, gone=s.gone)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     main_turns = main.turns if main else []

@@ -9,6 +9,7 @@ import os
 import traceback
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ccreport.fs import WriteError
@@ -27,6 +28,7 @@ from ccreport.site.transcript import SessionRun, render_transcript
 from ccreport.site.workflows import prune_runs, run_cards, write_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
+from ccreport.source.reading import read_session_file
 
 
 @dataclass
@@ -42,6 +44,7 @@ class SessionJob:
     full: bool = False
     render_cache: object = None  # live.rendercache.RenderCache (in-process builds only)
     warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
+    overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
 
 
 @dataclass
@@ -86,7 +89,8 @@ def _new_run(job: SessionJob) -> SessionRun:
     pdir = s.project.dir_name
     writer = Writer(job.out)
     runs, cards = run_cards(s)
-    copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer)
+    copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer,
+                  partial(read_session_file, s))
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
@@ -146,7 +150,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
     extras = _extras(run, job, new_ts, deleted)
-    if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+    if changed or job.overview or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)

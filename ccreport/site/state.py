@@ -189,9 +189,11 @@ class State:
         return (h.get("format") == FORMAT and h.get("ccreport") == __version__
                 and h.get("fingerprint") == fingerprint and h.get("options") == render_options(opts))
 
-    def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict) -> None:
+    def set_head(self, opts, fingerprint: str, titles: dict, title_sources: dict, gone: dict | None = None) -> None:
+        """``gone``: "project/session" → last seen, of the sessions kept by the archive only."""
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
-                     "options": render_options(opts), "titles": titles, "title_sources": title_sources}
+                     "options": render_options(opts), "titles": titles, "title_sources": title_sources,
+                     "gone": gone or {}}
 
     def _session_path(self, key: tuple[str, str]) -> Path:
         return self.dir / "sessions" / key[0] / f"{key[1]}.json"

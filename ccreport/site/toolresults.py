@@ -17,19 +17,20 @@ from ccreport.source.home import contained
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 
-def copier(src: Path | None, dest_rel: str, dest_url: str, writer):
+def copier(src: Path | None, dest_rel: str, dest_url: str, writer, read=Path.read_bytes):
     """A function name → site-relative URL of the copy (None when the file is not there);
-    ``dest_rel`` is the folder of the copies, ``dest_url`` its URL (layout.tool_results_url)."""
+    ``dest_rel`` is the folder of the copies, ``dest_url`` its URL (layout.tool_results_url).
+    ``read``: how a file is read (source.reading.read_session_file: from the store when gone)."""
     if src is None:
         return None
 
     @functools.cache
     def copy(name: str) -> str | None:
         f = src / name
-        if not (_NAME.fullmatch(name) and contained(f, src) and f.is_file()):
+        if not (_NAME.fullmatch(name) and contained(f, src)):
             return None
         try:
-            writer.write(f"{dest_rel}/{name}", f.read_bytes())
+            writer.write(f"{dest_rel}/{name}", read(f))  # (a folder raises IsADirectoryError)
         except OSError:
             return None
         return f"{dest_url}/{url_name(name)}"

@@ -81,6 +81,8 @@ class Transcript:
     parent_agent_id: str | None = None  # meta.json parentAgentId: a nested agent (2.1.172+) names its parent
     spawn_depth: int | None = None  # meta.json spawnDepth (1: started by the main session)
     workflow_run: str | None = None  # "wf_<id>" when the file sits under subagents/workflows/wf_<id>/
+    store: str | None = None  # the source store to read it from: its file is gone from the home
+    store_key: str | None = None  # its path under the home, the store's name for it
 
     @property
     def label(self) -> str:
@@ -95,6 +97,8 @@ class Session:
     agents: list[Transcript] = field(default_factory=list)
     tool_results_dir: Path | None = None
     custom_title: str | None = None  # <session>/custom-title.json (written by /rename, 2.1.2xx)
+    store: str | None = None  # the source store keeping its files (tool results are read there when gone)
+    gone: str | None = None  # "kept by the archive": no file left in the home; the date it was last seen
 
     @property
     def transcripts(self) -> list[Transcript]:
@@ -124,6 +128,9 @@ class Catalog:
     home: Path
     projects: list[Project]
     problems: list[str]  # files that could not be listed or read, for stderr
+    # Project folders that could not be listed (permissions, a symlink loop, I/O): their sessions
+    # are unknown this time, which is not the same as gone.
+    unlisted: set = field(default_factory=set)
 
     def sessions(self):
         for p in self.projects:
@@ -191,10 +198,14 @@ def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
     lists every folder this way, a watch only those a change touched. ``problems`` are this listing's."""
     inside = _Inside(catalog.home / "projects")
     by_name = {p.dir_name: p for p in catalog.projects}
+    unlisted = set(catalog.unlisted) - set(names)
     for name in sorted(names):
         by_name.pop(name, None)
         pdir = inside.root / name
         if not pdir.is_dir():
+            if os.path.islink(pdir) and os.path.lexists(pdir) and not os.path.exists(pdir):
+                inside.problems.append(f"{pdir}: cannot list: a broken or looping symlink; its sessions are kept")
+                unlisted.add(name)
             continue
         if not inside.dir_ok(pdir):
             inside.problems.append(f"{pdir}: symlink out of the home, skipped")
@@ -203,10 +214,12 @@ def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
         try:
             _scan_project(project, inside)
         except OSError as exc:
-            inside.problems.append(f"{pdir}: cannot list: {exc.strerror or exc}")
+            inside.problems.append(f"{pdir}: cannot list: {exc.strerror or exc}; its sessions are kept as they were")
+            unlisted.add(name)
+            continue
         if project.sessions:
             by_name[name] = project
-    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], inside.problems)
+    return Catalog(catalog.home, [by_name[name] for name in sorted(by_name)], inside.problems, unlisted)
 
 
 class _Inside:

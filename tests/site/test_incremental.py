@@ -209,7 +209,37 @@ def test_index_pages_deleted_by_hand_are_rebuilt(home, tmp_path, opts):
     assert rel_written(res, out) == {"index.html", f"p/{PROJECT}/index.html"}
 
 
-def test_transcript_gone_prunes_its_pages(home, tmp_path, opts):
+def test_transcript_gone_keeps_its_pages(home, tmp_path, opts):
+    """Issue 14: what the home loses, the archive keeps (pages, rows, search), marked as such."""
+    agent = home / "projects" / PROJECT / SID / "subagents" / "agent-a77.jsonl"
+    write_jsonl(agent, lines_of(2, start=100))
+    keep = home / "projects" / PROJECT / "33333333-2222-3333-4444-555555555555.jsonl"
+    write_jsonl(keep, lines_of(1, sid="s3"))
+    out = tmp_path / "site"
+    first = build(home, out, opts)
+    before = site_files(out)
+    agent.unlink()
+    res = build(home, out, opts)
+    assert res.deleted == [] and rel_written(res, out) == set() and site_files(out) == before
+    main_file(home).unlink()  # now the whole session
+    res = build(home, out, opts)
+    assert res.deleted == [] and res.archived == 1 and res.sessions == first.sessions
+    assert "1 kept by the archive" in res.summary_line(out)
+    assert rel_written(res, out) == {f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html"}
+    assert "kept by the archive — source removed, last seen" in page_text(out / SDIR / "index.html")
+    assert "kept by the archive — source removed, last seen" in page_text(out / "p" / PROJECT / "index.html")
+    assert "1 session kept by the archive" in page_text(out / "index.html")
+    assert all(site_files(out)[k] == v for k, v in before.items() if "page-" in k)
+    keep.unlink()  # and the project: everything stays
+    res = build(home, out, opts)
+    assert res.deleted == [] and res.archived == 2 and (out / SDIR / "agent-a77" / "page-0001.html").is_file()
+    again = build(home, out, opts)
+    assert again.written == [] and again.deleted == []
+
+
+def test_prune_missing_prunes_the_pages_of_what_is_gone(home, tmp_path, opts):
+    """The old behaviour, now explicit only (build --prune-missing)."""
+    prune = Options(page_size=opts.page_size, jobs=1, prune_missing=True)
     agent = home / "projects" / PROJECT / SID / "subagents" / "agent-a77.jsonl"
     write_jsonl(agent, lines_of(2, start=100))
     keep = home / "projects" / PROJECT / "33333333-2222-3333-4444-555555555555.jsonl"
@@ -218,7 +248,10 @@ def test_transcript_gone_prunes_its_pages(home, tmp_path, opts):
     build(home, out, opts)
     assert (out / SDIR / "agent-a77" / "page-0001.html").is_file()
     agent.unlink()
-    res = build(home, out, opts)
+    build(home, out, opts)  # kept ...
+    assert (out / SDIR / "agent-a77" / "page-0001.html").is_file()
+    res = build(home, out, prune)  # ... until pruned
+    opts = prune
     assert not (out / SDIR / "agent-a77").exists()
     assert "a77" not in page_text(out / SDIR / "index.html")
     assert f"{SDIR}/index.html" in rel_written(res, out)

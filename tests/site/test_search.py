@@ -253,9 +253,12 @@ def test_chunks_written_once_and_tail_takes_appends(tmp_path, build_site):
     b = _bundle(out, "-p")
     assert len([c for c in b["chunks"] if not c.endswith("~tail.js")]) == 3
     assert all((out / c).exists() for c in chunks)  # the first two were kept as they were
-    # A vanished session takes its chunk scripts with it.
+    # A vanished session is kept by the archive, still searchable (issue 14) ...
     (home / "projects/-p/s1.jsonl").unlink()
     build_site(home, out, page_size=1)
+    assert _bundle(out, "-p")["chunks"] == b["chunks"] and all((out / c).exists() for c in b["chunks"])
+    # ... until it is pruned explicitly: then its chunk scripts go with it.
+    build_site(home, out, page_size=1, prune_missing=True)
     assert not (out / "search/-p/s1").exists()
     assert _bundle(out, "-p")["chunks"] == ["search/-p/s2~tail.js"]
 

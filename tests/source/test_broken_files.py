@@ -187,7 +187,7 @@ def test_an_unreadable_file_simulated(tmp_path, monkeypatch):
     """Root reads through chmod 000, so the permission error is injected at open()."""
     import builtins
 
-    from ccreport.site import transcript as transcript_mod
+    from ccreport.source import reading as transcript_mod  # where a transcript is opened
 
     home = make_home(tmp_path / "home", {PROJECT: {"locked.jsonl": good("locked"), "open.jsonl": good("open")}})
     real_open = builtins.open
