@@ -22,6 +22,19 @@
     return e;
   }
 
+  // Paths in the index are the site's names as they are on disk ('#', '%', '?', a tab or spaces in
+  // a project or session name): each segment is percent-encoded once as it becomes a URL, so the
+  // scripts of "a#b" load (issue 18: the search waited for them forever). A hit's "#L<n>" anchor
+  // (after its last '#') stays an anchor.
+  function href(path) {
+    return path.split("/").map(encodeURIComponent).join("/");
+  }
+
+  function hitHref(dir, page) {
+    var i = page.lastIndexOf("#");
+    return i < 0 ? href(dir + page) : href(dir + page.slice(0, i)) + page.slice(i);
+  }
+
   function inject(src, onerror) {
     var s = document.createElement("script");
     s.src = src;
@@ -46,7 +59,7 @@
       if (!data.pending) return loaded(data.project);
       data.chunks.forEach(function (file) {
         chunkOwner[file] = data.project;
-        inject(root + file, function () { fail(data.project); });
+        inject(root + href(file), function () { fail(data.project); });
       });
     },
     chunk: function (c) {
@@ -88,7 +101,7 @@
   function needBundle(p, done, failed) {
     if (bundles[p.dir] && !bundles[p.dir].pending) return done();
     (bundleWaiters[p.dir] = bundleWaiters[p.dir] || []).push([done, failed]);
-    if (bundleWaiters[p.dir].length === 1 && !bundles[p.dir]) inject(root + p.file, function () { fail(p.dir); });
+    if (bundleWaiters[p.dir].length === 1 && !bundles[p.dir]) inject(root + href(p.file), function () { fail(p.dir); });
   }
 
   // A loaded bundle becomes plain document objects (ids are global positions in docs).
@@ -238,7 +251,7 @@
     hits.slice(0, MAX_RESULTS).forEach(function (h) {
       var d = docs[h.id], li = el("li", "hit");
       var a = el("a", "hit-title", d.s[1] || d.s[0]);
-      a.href = root + d.s[2] + d.u;
+      a.href = root + hitHref(d.s[2], d.u);
       li.appendChild(a);
       var meta = el("div", "hit-meta small dim");
       meta.appendChild(el("span", "chip", KINDS[d.k] || d.k));

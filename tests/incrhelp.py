@@ -50,7 +50,7 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
     assert res.errors == []
     a, b = site_files(out), site_files(cold)
     assert sorted(a) == sorted(b)
-    assert [k for k in a if a[k] != b[k]] == []
+    assert [k for k in a if a[k] != b[k]] == [], [k for k in a if a[k] != b[k]]
     # The state is the cold build's too (so the next run behaves the same either way), but for
     # the output folders' own mtimes.
     # Search page parts and usage ledgers included (by path: page parts share their names).

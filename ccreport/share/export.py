@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ccreport.fs import Batch, WriteError
+from ccreport.layout import site_name, url_name
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
@@ -129,8 +130,16 @@ class Export:
 
 
 def agent_file(out: Path, t: Transcript, ext: str) -> Path:
-    """--agents link: each agent transcript in its own file beside the main one."""
-    return out.with_name(f"{out.name.removesuffix(ext)}.agent-{t.id}{ext}")
+    """--agents link: each agent transcript in its own file beside the main one,
+    ``<out>.agent-<id><ext>``; a name too long for one file name (a 200-character agent id) is
+    shortened as the site's folders are (layout.site_name: its start and a hash of the whole)."""
+    return out.with_name(site_name(f"{out.name.removesuffix(ext)}.agent-{t.id}") + ext)
+
+
+def agent_link(out: Path, t: Transcript, ext: str) -> str:
+    """The main file's link to an agent's file (beside it): its name as one URL path segment
+    ('#', '?', '%' or a space in a name would break the link)."""
+    return url_name(agent_file(out, t, ext).name)
 
 
 def write_text(batch: Batch, path: Path, *parts) -> None:

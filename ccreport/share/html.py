@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from ccreport import __version__
 from ccreport.share.export import Export, ExportError, ExportOptions, TranscriptInfo, agent_file, all_files
-from ccreport.share.export import write_text
+from ccreport.share.export import agent_link, write_text
 from ccreport.source.home import Session, Transcript
 from ccreport.render.markup import esc
 from ccreport.share.redact import Redactor
@@ -57,7 +57,7 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
     ex = Export(session, opts, redactor)
     agents = ex.agents
     link = opts.agents == "link"
-    ex.agent_links = {t.id: agent_file(out, t, ".html").name if link else f"#agent-{t.id}" for t in agents}
+    ex.agent_links = {t.id: agent_link(out, t, ".html") if link else f"#agent-{t.id}" for t in agents}
     agent_rows = []
     with all_files(ex), tempfile.TemporaryFile("w+", encoding="utf-8") as body:
         info = _messages(ex, session.main, body)
@@ -66,7 +66,7 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
             if link:
                 with tempfile.TemporaryFile("w+", encoding="utf-8") as agent_body:
                     ainfo = _messages(ex, t, agent_body)
-                    _write_document(ex, out.with_name(ex.agent_links[t.id]), agent_body, ainfo, [],
+                    _write_document(ex, agent_file(out, t, ".html"), agent_body, ainfo, [],
                                     f"{name} · {ex.title(ainfo)}", back=out.name)
             else:
                 body.write(f'<section class="agent-transcript" id="agent-{esc(t.id)}"><h2>{esc(name)}</h2>'
@@ -76,7 +76,7 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
             agent_rows.append({"url": ex.agent_links[t.id], "name": name, "description": desc,
                                "messages": f"{ainfo.shown:,}"})
         _write_document(ex, out, body, info, agent_rows, ex.title(info))
-    return [out] + [out.with_name(ex.agent_links[t.id]) for t in agents if link]
+    return [out] + [agent_file(out, t, ".html") for t in agents if link]
 
 
 def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_rows: list, title: str,

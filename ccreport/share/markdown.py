@@ -17,7 +17,7 @@ from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import extra_of, short
 from ccreport.render.tools.code import diff_lines
-from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file, all_files
+from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file, agent_link, all_files
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
 from ccreport.share.redact import Redactor
 from ccreport.source.home import Session, Transcript
@@ -327,7 +327,7 @@ def export_md(session: Session, out: Path | None, opts: ExportOptions, redactor:
     agents = ex.agents
     # With --agents link there is always a FILE: run_export refuses stdout.
     inline = opts.agents == "inline"
-    ex.agent_links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) if inline else agent_file(out, t, ".md").name
+    ex.agent_links = {t.id: "#" + _slug("Sub-agent transcript " + t.id) if inline else agent_link(out, t, ".md")
                       for t in agents}
     sink = Sink(out, stdout, ex.batch)
     with all_files(ex):

@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ccreport.layout import site_name
 from ccreport.render.markup import human_size
 from ccreport.share.export import ExportError, ExportOptions, check_output
 from ccreport.share.html import export_html
@@ -30,14 +31,14 @@ def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdo
             "wrote the summary to stdout"]
     elif opts.format == "html" and to_stdout:
         with tempfile.TemporaryDirectory(prefix="ccreport-export-") as tmp:
-            path = Path(tmp) / f"{session.id}.html"
+            path = Path(tmp) / f"{site_name(session.id)}.html"
             export_html(session, path, opts, redactor)
             stream = stdout or sys.stdout
             stream.write(path.read_text(encoding="utf-8"))
             stream.flush()
             notes = [f"wrote {human_size(path.stat().st_size)} of HTML to stdout"]
     elif opts.format == "html":
-        path = Path(out) if out else Path(f"{session.id}.html")
+        path = Path(out) if out else Path(f"{site_name(session.id)}.html")  # fits one file name
         files = export_html(session, path, opts, redactor)
         notes = [f"wrote {f} ({human_size(f.stat().st_size)})" for f in files]
     elif to_stdout:

@@ -156,7 +156,8 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
         # Just vanished from the home, or back: its overview and its project's rows change their mark.
         flipped = old_gone.get(f"{pdir}/{s.id}") != s.gone
         # A new project title is in every heading of the project: then its sessions are redone.
-        full = run.full_all or old_titles.get(pdir) != run.titles[pdir]
+        # So is a session whose last update failed (State.redo).
+        full = run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
         if not (key in warm and old is not None) and not full and not flipped and _unchanged(run, s, old):
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
@@ -186,7 +187,7 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
     f, res, st = run.follow, run.res, run.state
     if progress:
         progress(0, len(jobs))  # the total, before the first (possibly long) session ends
-    for done, r in enumerate(_outcomes(jobs, run.opts.jobs, f.stop), 1):
+    for done, (job, r) in enumerate(zip(jobs, _outcomes(jobs, run.opts.jobs, f.stop)), 1):  # in job order
         if progress:
             progress(done, len(jobs))
         res.errors.extend(r.errors)
@@ -197,7 +198,20 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         if r.state is not None:
             st.sessions[(r.state.project, r.state.id)] = r.state
             st.dirty.add((r.state.project, r.state.id))
+            st.redo.discard((r.state.project, r.state.id))
             _count(run, r.state.project, r.state)
+        else:
+            _keep_failed(run, job)
+
+
+def _keep_failed(run: _Run, job: SessionJob) -> None:
+    """A session whose update failed (a full disk) stays in the site as the last build left it:
+    its row and search data come from its previous state (still the saved one), not dropped
+    until the next build, and it is rendered whole next time (State.redo)."""
+    pdir = job.session.project.dir_name
+    run.state.redo.add((pdir, job.session.id))
+    if job.old is not None:
+        _count(run, pdir, job.old)
 
 
 def _outcomes(jobs: list[SessionJob], n: int, stop=None):

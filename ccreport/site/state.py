@@ -161,6 +161,9 @@ class State:
         self._saved: dict[tuple[str, str], bytes] = {}  # what is on disk, to skip identical writes
         self._saved_head: bytes | None = None
         self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
+        # Sessions whose last update failed (a full disk): their saved state is the one before it,
+        # but some of their pages may be newer, so the next build renders them whole.
+        self.redo: set[tuple[str, str]] = set()
 
     @classmethod
     def load(cls, out: Path) -> "State":
@@ -173,6 +176,7 @@ class State:
         if not isinstance(head, dict) or head.get("format") != FORMAT:
             return st
         st.head, st._saved_head = head, raw
+        st.redo = {tuple(k) for k in head.get("redo", ()) if isinstance(k, list) and len(k) == 2}
         for path in (st.dir / "sessions").glob("*/*.json"):
             # A session file unreadable or of another format: that session is simply rebuilt.
             with suppress(OSError, orjson.JSONDecodeError, KeyError, TypeError):
@@ -194,6 +198,9 @@ class State:
         self.head = {"format": FORMAT, "ccreport": __version__, "fingerprint": fingerprint,
                      "options": render_options(opts), "titles": titles, "title_sources": title_sources,
                      "gone": gone or {}}
+        self.redo = {k for k in self.redo if k in self.sessions}  # a failed new session is new again anyway
+        if self.redo:  # absent when there is nothing to redo: a clean state's bytes are unchanged
+            self.head["redo"] = sorted(list(k) for k in self.redo)
 
     def _session_path(self, key: tuple[str, str]) -> Path:
         return self.dir / "sessions" / key[0] / f"{key[1]}.json"

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ccreport.source.home import Catalog, Project, Session, Transcript, contained
+from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained
 from ccreport.source.store import Store
 
 # Home files kept beside the transcripts (FORMAT.md §13): a folder and how deep its files lie.
@@ -184,7 +184,7 @@ def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, 
             s.agents.append(t)
     if not s.transcripts:
         return None
-    s.agents.sort(key=lambda t: (t.kind != "agent", t.mtime_ns, t.id))
+    s.agents.sort(key=agent_order)  # as discovery orders them
     if s.tool_results_dir is None and rec.get("tool_results"):
         s.tool_results_dir = home / rec["tool_results"]
     if have is None and project.dir_name not in catalog.unlisted:

@@ -173,6 +173,13 @@ def peek_field(path: Path, key: str, limit: int = 256 * 1024) -> str | None:
     return None
 
 
+def agent_order(t: Transcript) -> tuple:
+    """A session's agents in the order they are rendered: parents before the agents they started
+    (spawnDepth), then by id. Not by mtime: a checkout sets the mtimes in whatever order it writes
+    the files, and the pages must not depend on it."""
+    return (t.kind != "agent", t.spawn_depth or 1, t.id)
+
+
 def discover(home: Path) -> Catalog:
     """List the home's projects, sessions and transcripts. Raises HomeError if unusable."""
     root = home / "projects"
@@ -288,9 +295,8 @@ def _scan_project(project: Project, inside: _Inside) -> None:
         project.session(sid).agents.append(t)
     for s in project.sessions.values():
         # Parents before the agents they started (spawnDepth): a nested agent's back-link is the
-        # parent's call, noted as the parent renders. Not by mtime: a checkout sets the mtimes in
-        # whatever order it writes the files, and the pages must not depend on it.
-        s.agents.sort(key=lambda t: (t.kind != "agent", t.spawn_depth or 1, t.id))
+        # parent's call, noted as the parent renders.
+        s.agents.sort(key=agent_order)
     # Sessions whose folder held only tool-results and no transcript are not sessions.
     project.sessions = {sid: s for sid, s in project.sessions.items() if s.transcripts}
 

@@ -1,10 +1,16 @@
 """Find one session (and one of its transcripts) from what a person typed or a URL carried: ids
 validated first, paths kept inside the home's projects folder (docs/source.md).
+
+An id is never joined to a path: it is looked up among the names discovery found in the home, so
+any name a file system allows ('#', '%', '?', spaces, a tab, non-Latin letters) can be asked for
+exactly. What could not be one file name ('..', a separator, NUL, over 255 characters) is refused
+before the home is even listed; a prefix (an abbreviated id) must be a plain id.
 """
 
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from ccreport.source.activity import latest
@@ -19,9 +25,37 @@ class LocateError(Exception):
         self.status = status
 
 
+# One file name: 255 bytes on Linux, 255 UTF-16 units on macOS and Windows (where a decomposed
+# 'ü' is 3 bytes of UTF-8): either way at most 255 characters.
+MAX_NAME_CHARS = 255
+
+
+def name_like(value: str) -> bool:
+    """True when ``value`` could be one file name of the home (what discovery can find): not empty,
+    not '.' or '..', no '/', '\\' or NUL, at most 255 characters."""
+    if value in ("", ".", "..") or any(c in value for c in "/\\\x00"):
+        return False
+    return len(value) <= MAX_NAME_CHARS
+
+
 def check_id(value: str, what: str = "session id") -> None:
-    if not valid_id(value):
+    """Refuse what could never name a session or transcript, before any file is touched."""
+    if not name_like(value):
         raise LocateError(f"not a valid {what}: {value!r}", status=400)
+
+
+def _same(a: str, b: str) -> bool:
+    # A name typed on one system and stored on another may differ in Unicode form only (macOS
+    # stores 'ü' decomposed): the same name either way.
+    return a == b or unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+
+
+def _unknown(spec: str, what: str, where: str) -> LocateError:
+    """No exact name matched: a plain id may still be a prefix (404 when nothing has it); anything
+    else names nothing (400, as before the names of issue 18)."""
+    if valid_id(spec):
+        return LocateError(f"no {what} {spec} in {where}")
+    return LocateError(f"not a valid {what}: {spec!r} (no {what} has this exact name)", status=400)
 
 
 def find_session(home: Path, spec: str, catalog: Catalog | None = None) -> Session:
@@ -34,11 +68,11 @@ def find_session(home: Path, spec: str, catalog: Catalog | None = None) -> Sessi
         return _by_path(catalog, root, Path(spec))
     check_id(spec)
     sessions = list(catalog.sessions())
-    exact = [s for s in sessions if s.id == spec]
+    exact = [s for s in sessions if s.id == spec] or [s for s in sessions if _same(s.id, spec)]
     if len(exact) > 1:
         raise LocateError(f"session id {spec} exists in {len(exact)} projects: "
                           + ", ".join(s.project.dir_name for s in exact), status=409)
-    pref = exact or [s for s in sessions if s.id.startswith(spec)]
+    pref = exact or ([s for s in sessions if s.id.startswith(spec)] if valid_id(spec) else [])
     if len(pref) == 1:
         if not all(contained(t.path, root) for t in pref[0].transcripts):
             raise LocateError(f"no session {pref[0].id} in {root}")
@@ -46,7 +80,7 @@ def find_session(home: Path, spec: str, catalog: Catalog | None = None) -> Sessi
     if len(pref) > 1:
         shown = ", ".join(s.id for s in pref[:5]) + (" …" if len(pref) > 5 else "")
         raise LocateError(f"session prefix {spec} is ambiguous ({len(pref)} sessions: {shown})", status=409)
-    raise LocateError(f"no session {spec} in {root}")
+    raise _unknown(spec, "session", str(root))
 
 
 def find_transcript(session: Session, agent_id: str | None = None) -> Transcript:
@@ -56,9 +90,11 @@ def find_transcript(session: Session, agent_id: str | None = None) -> Transcript
             raise LocateError(f"session {session.id} has no main transcript (only sub-agent files)")
         return session.main
     check_id(agent_id, "agent id")
-    for t in session.agents:
-        if t.id == agent_id:
-            return t
+    found = [t for t in session.agents if t.id == agent_id] or [t for t in session.agents if _same(t.id, agent_id)]
+    if found:
+        return found[0]
+    if not valid_id(agent_id):
+        raise _unknown(agent_id, "agent id", f"session {session.id}")
     raise LocateError(f"session {session.id} has no transcript {agent_id}")
 
 

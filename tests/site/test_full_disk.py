@@ -102,3 +102,31 @@ def test_a_blob_in_a_build_on_a_full_disk(tmp_path, monkeypatch):
         build(home, site, Options(jobs=1))
     assert temporary_files(site) == []
     assert not (site / "blobs").exists() or list((site / "blobs").iterdir()) == []
+
+
+def test_a_session_that_cannot_be_written_keeps_its_search_data_and_is_redone(tmp_path, monkeypatch):
+    """A session whose update fails (its overview cannot be written: no new state) stays in its
+    project's search data and index from its previous state, and the next build renders it whole
+    even though its transcript did not change."""
+    import builtins
+
+    from ccreport.layout import search_project, segment
+
+    home, site = tmp_path / "home", tmp_path / "site"
+    shutil.copytree(SAMPLE_HOME, home)
+    pdir, sid = "-home-dana-atlas", "50908f5f-1fe8-5bcf-9f16-68ece4f2400c"
+    build(home, site, Options(jobs=1))
+    disk = FullDisk(0, only="index.html")
+    # Only this session's overview fails, in a full rebuild (another page size): its pages are
+    # written, its transcript is unchanged.
+    monkeypatch.setattr(ccreport.fs, "open", lambda path, *a, **kw: (disk.open if sid in str(path) else builtins.open)(
+        path, *a, **kw), raising=False)
+    opts = Options(jobs=1, page_size=7)
+    res = build(home, site, opts)
+    assert disk.failures and res.errors and all(f"{sid}: cannot write" in e for e in res.errors), res.errors
+    script = (site / search_project(pdir)).read_text(encoding="utf-8")
+    assert f'["{sid}",' in script  # still searched (the chunks of its previous state)
+    assert segment(sid) in (site / "p" / pdir / "index.html").read_text(encoding="utf-8")  # still listed
+    monkeypatch.undo()
+    assert build(home, site, opts).errors == []
+    assert_same_as_cold(home, site, tmp_path, opts)  # rendered whole again: no page of the old state left

@@ -88,3 +88,27 @@ def test_a_long_project_folder_alone_builds(tmp_path):
     assert res.errors == [] and res.sessions == 1
     assert (tmp_path / "site" / "p" / site_name(LONG_PROJECT) / "index.html").is_file()
     assert Path(tmp_path / "site" / "index.html").is_file()
+
+
+@pytest.mark.browser
+def test_search_finds_and_opens_every_awkward_session(names_site, browser):
+    """The finding: '#', '%', '?' or a tab in a name made search hang (those projects' index
+    scripts failed to load). Each session's word is found from the site's front page, and its hit
+    opens the session's page showing it."""
+    from nameshome import needle
+
+    _, site, _ = names_site
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for n, (pdir, sid) in enumerate(NAMES):
+        page.goto((site / "index.html").as_uri())
+        page.fill("#search-q", needle(n))
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#search-status[data-count]", timeout=20_000)
+        assert int(page.get_attribute("#search-status", "data-count")) >= 1, (pdir, sid)
+        page.locator("#search-results li a").first.click()
+        page.wait_for_load_state()
+        assert needle(n) in page.text_content("body"), (pdir, sid, page.url)
+    assert errors == []
+    page.close()

@@ -117,7 +117,10 @@ def test_session_folders_stay_inside_the_site(tmp_path):
     site = tmp_path / "site"
     res = build(home, site, Options(jobs=1))
     assert res.errors == [] and res.sessions == len(names)
+    from ccreport.source.locate import find_session
+
     for n in names:
         assert (site / "p" / PROJECT / n / "page-0001.html").is_file(), n
+        assert find_session(home, n).id == n  # and each is reachable by its exact name (tail, export, API)
     for f in site.rglob("*"):
         assert f.resolve().is_relative_to(site.resolve())
