@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_folder, search_project, session_dir
+from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, session_dir
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
-from ccreport.site import search
+from ccreport.site import searchindex
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
@@ -63,6 +63,8 @@ class _Run:
     rows: dict = field(default_factory=dict)  # project dir → [SessionInfo] of the sessions counted
     indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionState, counted
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
+    deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
+    old_units: set = field(default_factory=set)  # search unit keys of the state before the build
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -104,6 +106,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
+    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
     return run
 
 
@@ -174,6 +177,7 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.errors.extend(r.errors)
         res.written.extend(r.written)
         res.deleted.extend(r.deleted)
+        run.deltas.extend(r.search)
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
@@ -220,8 +224,6 @@ def _prune_vanished(run: _Run) -> None:
     for pdir in set(st.head.get("titles", {})) - current:
         remove(out / project_dir(pdir) / INDEX, deleted)
         rmdir(out / project_dir(pdir))
-        remove(out / search_project(pdir), deleted)
-        shutil.rmtree(out / search_folder(pdir), ignore_errors=True)  # its sessions' chunk scripts
 
 
 def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
@@ -230,12 +232,15 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     out = run.out
     current = {p.dir_name for p in run.catalog.projects}
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
-    no_bundle = {p for p in current if not (out / search_project(p)).exists()}
-    if not (run.full_all or run.dirty or missing or no_bundle or run.res.deleted or not (out / INDEX).exists()
+    if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
-    rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
-    search.bundle(run.catalog, run.titles, run.writer, run.indexed, only=None if full else run.dirty | no_bundle,
-                  rendered=rendered)
+    gone = run.old_units - set(searchindex.unit_keys(run.indexed))
+    searchindex.drop_units(out, gone, run.res.deleted)
+    searchindex.update_terms(out, run.writer, run.deltas, gone, full, run.res.deleted)
+    if full:
+        searchindex.prune_docs(out, run.deltas, run.res.deleted)
+    searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
+                           run.res.deleted)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)
