@@ -102,7 +102,7 @@ def search_units(prefix: str) -> str:
 
 def search_unit_state(unit: str) -> str:
     """The build's own record of one unit (page → first document; not part of the site)."""
-    return f"{STATE_DIR}/search/{unit[:2]}/{unit}.json"
+    return f"{STATE_DIR}/units/{unit[:2]}/{unit}.json"
 
 
 def depth_root(rel_dir: str) -> str:
