@@ -124,7 +124,7 @@
     for (var i = 0; i < flat.length; i += 2) {
       var key = flat[i], list = flat[i + 1].split(","), docs = into[key] || (into[key] = {});
       for (var j = 0; j < list.length; j++) {
-        var v = parseInt(list[j], 16), doc = Math.floor(v / 64), kind = (v >> 4) & 3, w = (v & 15) * factor;
+        var v = parseInt(list[j], 16), doc = Math.floor(v / 256), kind = (v >> 6) & 3, w = (v & 63) * factor;
         df++;
         if (restrict && !restrict(key, doc, kind)) continue;
         if (!docs[doc] || docs[doc] < w) docs[doc] = w;
@@ -268,9 +268,16 @@
   // are checked against their text, up to PHRASE_CHECKS of them.
   function phraseFilter(query, sessions) {
     if (!query.phrases.length) return Promise.resolve(sessions);
-    var checks = [];
+    var checks = [], byTerm = {};
+    query.groups.forEach(function (g) { byTerm[g.word] = g; });
+    var holds = function (id) {  // every word of every phrase is in this message
+      var key = id.split(":")[0], doc = id.split(":")[1];
+      return query.phrases.every(function (p) {
+        return p.every(function (t) { return ((byTerm[t].units[key] || {})[doc] || 0) > 0; });
+      });
+    };
     sessions.forEach(function (s) {
-      s.hits.forEach(function (id) { if (checks.length < PHRASE_CHECKS) checks.push([s, id]); });
+      s.hits.forEach(function (id) { if (checks.length < PHRASE_CHECKS && holds(id)) checks.push([s, id]); });
     });
     return Promise.all(checks.map(function (c) { return docOf(c[1]); })).then(function (docs) {
       var good = {};

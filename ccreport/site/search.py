@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 
 from ccreport.layout import search_docs, search_unit_state
-from ccreport.site.searchtext import KINDS, impacts, page_docs, page_url
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, impacts, page_docs, page_url
 from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 16
@@ -124,7 +124,7 @@ class SessionIndex:
         u.open_terms = set()
         postings = u.postings
         for d in docs:
-            base = (u.count << 6) | (KINDS[d[0]] << 4)
+            base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
             imp = impacts(d[4])
             if d[0] == "t":  # the filters' terms: tool name and file name
                 name, _, path = d[3].partition("\t")

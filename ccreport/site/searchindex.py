@@ -19,6 +19,7 @@ import orjson
 from ccreport.layout import SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_unit_state, search_units
 from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, UnitDelta, unit_doc_files, unit_key
+from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer, remove
 
 FORMAT = 2
@@ -105,9 +106,9 @@ def _truncate(enc: str, cut: int) -> str:
     if not enc or cut <= 0:
         return ""
     parts = enc.split(",")
-    if int(parts[-1], 16) >> 6 < cut:
+    if int(parts[-1], 16) >> SHIFT < cut:
         return enc
-    keep = [p for p in parts if int(p, 16) >> 6 < cut]
+    keep = [p for p in parts if int(p, 16) >> SHIFT < cut]
     return ",".join(keep)
 
 

@@ -17,7 +17,9 @@ from ccreport.model.messages import Message
 # where the bulk is (file contents, command output).
 CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
 KINDS = {"p": 0, "a": 1, "h": 2, "t": 3}  # prompt, answer, thinking, tool call (2 bits of a posting)
-LEVELS = 15  # a posting's BM25 weight, quantized to 1..LEVELS (4 bits)
+WBITS = 6  # a posting's BM25 weight, quantized to 1..LEVELS
+LEVELS = (1 << WBITS) - 1
+SHIFT = WBITS + 2  # a posting: document no << SHIFT | kind << WBITS | weight
 
 # A term is a run of letters, digits and "_" (identifiers stay whole: parse_numbered), lower-cased
 # and cut at MAX_TERM characters; a run of CJK characters gives its overlapping pairs (bigrams),
@@ -51,7 +53,7 @@ def terms(text: str) -> list[str]:
 
 # BM25 with k1 = 1.2, b = 0.75 against a fixed average length, so that a document's weight never
 # depends on the rest of the archive: an append changes only its own postings. The weight is kept
-# in 4 bits (1–15) per posting; the query multiplies it by the term's idf.
+# in WBITS bits (1–LEVELS) per posting; the query multiplies it by the term's idf.
 K1, B, AVG_LEN = 1.2, 0.75, 120.0
 _ASCII_SEP = bytes(i for i in range(128) if not (chr(i).isalnum() or chr(i) == "_"))
 _ASCII_SPLIT = bytes.maketrans(_ASCII_SEP, b" " * len(_ASCII_SEP))
