@@ -301,6 +301,7 @@
       if (my !== seq) return;
       shown = res;
       list.textContent = "";
+      status.removeAttribute("data-hits");
       return more(res, my);
     }).catch(function () { if (my === seq) status.textContent = "The search index could not be read: rebuild the site."; });
   }
@@ -314,17 +315,19 @@
     });
   }
 
+  // The sessions first (their titles need only the small metadata shards), then their hits as
+  // their documents arrive.
   function more(res, my) {
     var start = list.children.length, page = res.sessions.slice(start, start + PAGE_SESSIONS);
-    var ids = [];
-    page.forEach(function (s) { ids = ids.concat(s.hits.slice(0, HITS_PER_SESSION)); });
-    return Promise.all([needUnits(page.map(function (s) { return s.hits[0]; })), Promise.all(ids.map(docOf))]).then(function () {
+    return needUnits(page.map(function (s) { return s.hits[0]; })).then(function () {
       if (my !== seq) return;
-      return Promise.all(page.map(function (s) { return sessionItem(res.query, s); })).then(function (items) {
-        if (my !== seq) return;
-        items.forEach(function (li) { list.appendChild(li); });
-        describe(res);
+      var fills = page.map(function (s) {
+        var li = sessionItem(s);
+        list.appendChild(li);
+        return fillHits(res.query, s, li);
       });
+      describe(res);
+      return Promise.all(fills).then(function () { if (my === seq) status.setAttribute("data-hits", "1"); });
     });
   }
 
@@ -346,13 +349,18 @@
     }
   }
 
-  function sessionItem(query, s) {
+  function sessionItem(s) {
     var first = units[s.hits[0].split(":")[0]] || ["", s.key, "", "", "", "", ""];
     var li = el("li", "hit-session");
     var head = el("div", "hit-head");
     head.appendChild(el("span", "hit-title", first[1]));
     head.appendChild(el("span", "small dim", " " + projectTitle(first[2]) + " · " + when(first[6] || first[5])));
     li.appendChild(head);
+    return li;
+  }
+
+  function fillHits(query, s, li) {
+    var first = units[s.hits[0].split(":")[0]] || ["", s.key, "", "", "", "", ""];
     var ul = el("ul", "hits");
     var marks = markTerms(query);
     return Promise.all(s.hits.slice(0, HITS_PER_SESSION).map(docOf)).then(function (docs) {
@@ -363,7 +371,6 @@
       });
       if (s.hits.length > HITS_PER_SESSION) ul.appendChild(el("li", "small dim", "and " + (s.hits.length - HITS_PER_SESSION) + " more in this session"));
       li.appendChild(ul);
-      return li;
     });
   }
 
@@ -426,7 +433,7 @@
     return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + pad(d.getHours()) + ":" + pad(d.getMinutes());
   }
 
-  function schedule() { clearTimeout(timer); timer = setTimeout(run, 120); }
+  function schedule() { clearTimeout(timer); timer = setTimeout(run, 40); }
 
   function init() {
     form = document.getElementById("search-form");

@@ -158,7 +158,7 @@ def test_grouped_results_and_the_landing_page(corpus_site, browser):
     page.keyboard.press("/")
     page.keyboard.type(f'"{CORPUS_PHRASE}"')
     page.keyboard.press("Enter")
-    page.wait_for_selector("#search-status[data-count]")
+    page.wait_for_selector("#search-status[data-hits]")
     assert page.get_attribute("#search-status", "data-count") == "1"
     status = page.text_content("#search-status")
     assert status.startswith("1 session (1 message) match") and " ms" not in status
@@ -193,7 +193,7 @@ def test_filters_and_no_markup_from_transcripts(tmp_path, build_site, browser):
     page.goto((out / "p/-home-u-proj/s1/page-0001.html").as_uri())
     page.fill("#search-q", "narwhal")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#search-status[data-count]")
+    page.wait_for_selector("#search-status[data-hits]")
     assert page.get_attribute("#search-status", "data-count") == "1"
     assert page.locator("#search-results #injected").count() == 0
     assert "<img src=x" in page.locator("#search-results .snippet").text_content()
@@ -237,7 +237,7 @@ def test_odd_names_are_found_and_opened(tmp_path, build_site, browser):
         page.goto((out / "index.html").as_uri())
         page.fill("#search-q", f"okapi{i}")
         page.keyboard.press("Enter")
-        page.wait_for_selector("#search-status[data-count]")
+        page.wait_for_selector("#search-status[data-hits]")
         assert page.get_attribute("#search-status", "data-count") == "1", p
         page.locator("#search-results a").first.click()
         page.wait_for_load_state()
