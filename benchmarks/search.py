@@ -64,8 +64,9 @@ def build(code: Path, home: Path, out: Path) -> float:
     shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ, PYTHONPATH=str(code))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ccreport", "build", "--home", str(home), "--out", str(out), "-q"],
-                   check=True, env=env)
+    # cwd = the code: `python -m` puts the current folder before PYTHONPATH
+    subprocess.run([sys.executable, "-m", "ccreport", "build", "--home", str(home.resolve()), "--out",
+                    str(out.resolve()), "-q"], check=True, env=env, cwd=code)
     return time.perf_counter() - t0
 
 
