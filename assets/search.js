@@ -122,9 +122,10 @@
   function decode(flat, factor, into, restrict) {
     var df = 0;
     for (var i = 0; i < flat.length; i += 2) {
-      var key = flat[i], list = flat[i + 1].split(","), docs = into[key] || (into[key] = {});
-      for (var j = 0; j < list.length; j++) {
-        var v = parseInt(list[j], 16), doc = Math.floor(v / 256), kind = (v >> 6) & 3, w = (v & 63) * factor;
+      var key = flat[i], list = flat[i + 1].split(","), docs = into[key] || (into[key] = {}), doc = 0;
+      for (var j = 0; j < list.length; j++) {  // each document is a step from the one before
+        var v = parseInt(list[j], 16), kind = (v >> 6) & 3, w = (v & 63) * factor;
+        doc += Math.floor(v / 256);
         df++;
         if (restrict && !restrict(key, doc, kind)) continue;
         if (!docs[doc] || docs[doc] < w) docs[doc] = w;

@@ -68,7 +68,11 @@ def index_terms(site: Path) -> dict[str, dict[str, list[tuple[int, int, int]]]]:
                     flat += _script_json((site / f"search/b/{name}.js").read_bytes(), b'ccreportSearch.block("%s",' % name.encode())
             units = out.setdefault(term, {})
             for key, enc in zip(flat[::2], flat[1::2]):
-                units[key] = [(v >> SHIFT, (v >> WBITS) & 3, v & LEVELS) for v in (int(x, 16) for x in enc.split(","))]
+                doc, rows = 0, []
+                for v in (int(x, 16) for x in enc.split(",")):
+                    doc += v >> SHIFT  # a step from the document before
+                    rows.append((doc, (v >> WBITS) & 3, v & LEVELS))
+                units[key] = rows
     return out
 
 

@@ -74,6 +74,7 @@ class _Unit:
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     count: int = 0
+    last: dict = field(default_factory=dict)  # term → its last document so far (postings are steps)
     open_terms: set = field(default_factory=set)  # of the last page
 
 
@@ -122,17 +123,18 @@ class SessionIndex:
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.open_terms = set()
-        postings = u.postings
+        postings, last = u.postings, u.last
         for d in docs:
-            base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
+            doc, kind = u.count, KINDS[d[0]] << WBITS
             imp = impacts(d[4])
             if d[0] == "t":  # the filters' terms: tool name and file name
                 name, _, path = d[3].partition("\t")
                 imp[f"tool:{name.lower()}"] = 1
                 if path:
                     imp[f"file:{path.rsplit('/', 1)[-1].lower()}"] = 1
-            for term, w in imp.items():
-                postings[term].append(base | w)
+            for term, w in imp.items():  # a step from the term's previous document in this read
+                postings[term].append(((doc - last.get(term, 0)) << SHIFT) | kind | w)
+                last[term] = doc
             u.open_terms.update(imp)
             u.buffer.append(d)
             u.count += 1

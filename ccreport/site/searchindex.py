@@ -101,14 +101,23 @@ class _Shard:
         return self.open[term]
 
 
-def _truncate(enc: str, cut: int) -> str:
-    """The postings of documents before ``cut`` (postings are in document order)."""
-    if not enc or cut <= 0:
-        return ""
-    parts = enc.split(",")
-    if int(parts[-1], 16) >> SHIFT < cut:
-        return enc
-    keep = [p for p in parts if int(p, 16) >> SHIFT < cut]
+def _splice(enc: str, cut: int, new: str) -> str:
+    """A unit's postings of one term: those of documents before ``cut``, then ``new`` (which starts
+    from document 0: its first step is re-based on the last document kept). Each posting's
+    document is a step from the one before (docs/search.md)."""
+    doc, keep = 0, []
+    for p in (enc.split(",") if enc and cut > 0 else ()):
+        step = int(p, 16) >> SHIFT
+        if doc + step >= cut:
+            break
+        doc += step
+        keep.append(p)
+    if new:
+        first, _, rest = new.partition(",")
+        v = int(first, 16)
+        keep.append(format((((v >> SHIFT) - doc) << SHIFT) | (v & ((1 << SHIFT) - 1)), "x"))
+        if rest:
+            keep.append(rest)
     return ",".join(keep)
 
 
@@ -155,9 +164,7 @@ def _update_shard(o: _Out, sh: _Shard, work: list, purge: set) -> None:
                 del units[key]
     for d, term in work:
         units = sh.units(o.out, term)
-        kept = _truncate(units.get(d.key, ""), d.cut)
-        new = d.postings.get(term, "")
-        units[d.key] = kept + ("," if kept and new else "") + new
+        units[d.key] = _splice(units.get(d.key, ""), d.cut, d.postings.get(term, ""))
     for term in sorted(sh.open):
         units = sh.open[term]
         e = _entry(o, term, [x for u in sorted(units) if units[u] for x in (u, units[u])], sh.entries.get(term))
