@@ -64,6 +64,7 @@ class _Run:
     indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionState, counted
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
     deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
+    fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
 
 
@@ -107,6 +108,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
+    run.fresh = searchindex.Fresh() if run.full_all else None
     return run
 
 
@@ -177,7 +179,8 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.errors.extend(r.errors)
         res.written.extend(r.written)
         res.deleted.extend(r.deleted)
-        run.deltas.extend(r.search)
+        for d in r.search:
+            run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
@@ -238,9 +241,9 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     full = run.full_all
     gone = run.old_units - set(searchindex.unit_keys(run.indexed))
     searchindex.drop_units(out, gone, run.res.deleted)
-    searchindex.update_terms(out, run.writer, run.deltas, gone, full, run.res.deleted)
-    if full:
-        searchindex.prune_docs(out, run.deltas, run.res.deleted)
+    searchindex.update_terms(out, run.writer, run.deltas, gone, run.fresh, run.res.deleted)
+    if run.fresh is not None:
+        searchindex.prune_docs(out, run.fresh, run.res.deleted)
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
                            run.res.deleted)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)

@@ -74,7 +74,6 @@ class _Unit:
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     count: int = 0
-    last: dict = field(default_factory=dict)  # term → its last document so far (postings are steps)
     open_terms: set = field(default_factory=set)  # of the last page
 
 
@@ -123,18 +122,17 @@ class SessionIndex:
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.open_terms = set()
-        postings, last = u.postings, u.last
+        postings = u.postings
         for d in docs:
-            doc, kind = u.count, KINDS[d[0]] << WBITS
+            base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
             imp = impacts(d[4])
             if d[0] == "t":  # the filters' terms: tool name and file name
                 name, _, path = d[3].partition("\t")
-                imp[f"tool:{name.lower()}"] = 1
+                imp[f"tool:{name.lower()}".encode("utf-8", "surrogatepass")] = 1
                 if path:
-                    imp[f"file:{path.rsplit('/', 1)[-1].lower()}"] = 1
-            for term, w in imp.items():  # a step from the term's previous document in this read
-                postings[term].append(((doc - last.get(term, 0)) << SHIFT) | kind | w)
-                last[term] = doc
+                    imp[f"file:{path.rsplit('/', 1)[-1].lower()}".encode("utf-8", "surrogatepass")] = 1
+            for term, w in imp.items():
+                postings[term].append(base | w)
             u.open_terms.update(imp)
             u.buffer.append(d)
             u.count += 1
@@ -155,10 +153,24 @@ class SessionIndex:
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        state = {"firsts": u.firsts, "count": u.count, "open": sorted(u.open_terms)}
+        state = {"firsts": u.firsts, "count": u.count, "open": sorted(_str(t) for t in u.open_terms)}
         self.writer.write(search_unit_state(u.key), orjson.dumps(state))
-        enc = {t: ",".join(map(_HEX, ps)) for t, ps in u.postings.items()}
+        enc = {_str(t): _steps(ps) for t, ps in u.postings.items()}
         self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count))
+
+
+def _str(term: bytes) -> str:
+    return term.decode("utf-8", "surrogatepass")
+
+
+_HIGH = ~((1 << SHIFT) - 1)
+
+
+def _steps(ps: list[int]) -> str:
+    """Postings as written: each document a step from the one before (the first from 0)."""
+    if len(ps) == 1:
+        return _HEX(ps[0])
+    return ",".join(map(_HEX, [ps[0]] + [v - (p & _HIGH) for p, v in zip(ps, ps[1:])]))
 
 
 def unit_doc_files(out: Path, key: str) -> list[Path]:

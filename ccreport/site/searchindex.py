@@ -180,13 +180,14 @@ def _update_shard(o: _Out, sh: _Shard, work: list, purge: set) -> None:
         o.remove(rel)
 
 
-def update_terms(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, fresh: bool,
+def update_terms(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, fresh: Fresh | None,
                  deleted: list) -> None:
-    """Merge the deltas into the shards (``fresh``: none is read, every one is written anew; the
-    units in ``purge`` and those of deltas whose old terms are unknown are taken out of all)."""
+    """Merge the deltas into the shards (``fresh``: a full build's, gathered already: none is read,
+    every one is written anew; the units in ``purge`` and those of deltas whose old terms are
+    unknown are taken out of all)."""
     o = _Out(out, writer, deleted)
     if fresh:
-        _fresh(o, deltas)
+        fresh.write(o)
     purge = set(purge) | {d.key for d in deltas if d.old_terms is None}
     by_shard = {} if fresh else _touched(deltas)
     visit = set(by_shard)
@@ -202,27 +203,32 @@ def update_terms(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set,
                     o.remove(f"{SEARCH_DIR}/{sub}/{name}")
 
 
-def _fresh(o: _Out, deltas: list[UnitDelta]) -> None:
-    """Every shard from the deltas alone (a full build: no shard is read)."""
-    shards: dict[int, dict] = defaultdict(dict)
-    where: dict[str, int] = {}
-    for d in sorted(deltas, key=lambda d: d.key):
+class Fresh:
+    """A full build's shards, gathered as each session's deltas arrive (while the workers still
+    render others) and written at the end: no shard is read."""
+
+    def __init__(self) -> None:
+        self.shards: dict[int, dict] = defaultdict(dict)  # shard → term → [(unit, postings)]
+        self.counts: dict[str, int] = {}  # unit → documents (prune_docs)
+
+    def add(self, d: UnitDelta) -> None:
+        self.counts[d.key] = d.count
+        shards = self.shards
         for term, enc in d.postings.items():
-            n = where.get(term)
-            if n is None:
-                n = where[term] = shard_of(term)
-            entries = shards[n]
+            entries = shards[shard_of(term)]
             if term in entries:
-                entries[term].extend((d.key, enc))
+                entries[term].append((d.key, enc))
             elif enc:
-                entries[term] = [d.key, enc]
-    for n in sorted(shards):
-        entries = shards[n]
-        for term in entries:
-            flat = entries[term]
-            if sum(map(len, flat)) + 3 * len(flat) > BIG:
-                entries[term] = _entry(o, term, flat, None)
-        o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
+                entries[term] = [(d.key, enc)]
+
+    def write(self, o: _Out) -> None:
+        for n in sorted(self.shards):
+            entries = self.shards[n]
+            for term in entries:
+                flat = [x for pair in sorted(entries[term]) for x in pair]
+                big = sum(map(len, flat)) + 3 * len(flat) > BIG
+                entries[term] = _entry(o, term, flat, None) if big else flat
+            o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
 
 
 def _names(folder: Path) -> list[str]:
@@ -240,13 +246,13 @@ def drop_units(out: Path, keys: set, deleted: list) -> None:
         (out / search_unit_state(key)).unlink(missing_ok=True)
 
 
-def prune_docs(out: Path, deltas: list[UnitDelta], deleted: list) -> None:
+def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:
     """After a full build: document scripts no unit of this build has (an earlier site's)."""
     for name in _names(out / SEARCH_DIR):  # an earlier layout's scripts and folders
         if name not in ("manifest.js", "t", "b", "d", "u"):
             path = out / SEARCH_DIR / name
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else remove(path, deleted)
-    chunks = {d.key: -(-d.count // DOCS_PER_CHUNK) for d in deltas}
+    chunks = {key: -(-n // DOCS_PER_CHUNK) for key, n in fresh.counts.items()}
     folder = out / SEARCH_DIR / "d"
     for name in _names(folder):
         key, _, rest = name.partition("-")

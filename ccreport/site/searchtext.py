@@ -60,16 +60,15 @@ _ASCII_SPLIT = bytes.maketrans(_ASCII_SEP, b" " * len(_ASCII_SEP))
 
 
 def counts(text: str) -> tuple[dict, int]:
-    """term → occurrences, and the number of terms. ASCII text (most of it) takes a fast path
-    through bytes; its terms are the same as terms() gives."""
+    """term (UTF-8 bytes: decoded once per transcript, not per message) → occurrences, and the
+    number of terms. ASCII text (most of it) takes a fast path through bytes; its terms are the
+    same as terms() gives."""
     if text.isascii():
         words = text.lower().encode().translate(_ASCII_SPLIT).split()
-        c = {k.decode(): n for k, n in Counter(words).items()}
+        c = Counter(w[:MAX_TERM] for w in words) if any(len(w) > MAX_TERM for w in words) else Counter(words)
     else:
         words = terms(text)
-        c = Counter(words)
-    for k in [k for k in c if len(k) > MAX_TERM]:
-        c[k[:MAX_TERM]] = c.get(k[:MAX_TERM], 0) + c.pop(k)
+        c = Counter(w.encode("utf-8", "surrogatepass") for w in words)
     return c, len(words)
 
 
@@ -78,8 +77,8 @@ def weight(n: int, length: int) -> int:
     return max(1, min(LEVELS, round(LEVELS * (n * (K1 + 1) / (n + norm)) / (K1 + 1))))
 
 
-def impacts(text: str) -> dict[str, int]:
-    """term → quantized BM25 weight of the term in this text."""
+def impacts(text: str) -> dict[bytes, int]:
+    """term (UTF-8) → quantized BM25 weight of the term in this text."""
     c, length = counts(text)
     table: dict[int, int] = {}
     out = {}
