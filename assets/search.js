@@ -39,7 +39,9 @@
     block: function (name, flat) { blocks[name] = flat; },
     docs: function (key, chunk, packed) { docChunks[key + "-" + chunk] = packed; },
     units: function (data) { for (var k in data) units[k] = data[k]; },
-    query: function (q, opts) { return search(parse(q, opts || {})); },  // for tests and benchmarks
+    query: function (q, opts) {  // for tests and benchmarks
+      return ensureManifest().then(function () { return search(parse(q, opts || {})); });
+    },
     loadedFiles: function () { return Object.keys(loaded); }
   };
 
@@ -241,10 +243,10 @@
     return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
   }
 
-  // ---- documents: [kind, url, time, "tool\tfile", text], 16 to a deflated chunk
+  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk
   var inflated = {};
   function docOf(id) {
-    var key = id.split(":")[0], no = +id.split(":")[1], name = key + "-" + Math.floor(no / 16);
+    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], name = key + "-" + Math.floor(no / per);
     if (!inflated[name]) inflated[name] = load("search/d/" + name + ".js").then(function () {
       var packed = docChunks[name];
       if (!packed) return [];
@@ -253,7 +255,7 @@
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
       return new Response(stream).text().then(JSON.parse);
     });
-    return inflated[name].then(function (docs) { return docs[no % 16] || null; });
+    return inflated[name].then(function (docs) { return docs[no % per] || null; });
   }
 
   function hasPhrase(text, phrase) {
@@ -310,7 +312,7 @@
   function ensureManifest() {
     return load("search/manifest.js").then(function () {
       if (!manifest) throw new Error("no manifest");
-      if (projSel.options.length === 1) manifest.projects.forEach(function (p) {
+      if (projSel && projSel.options.length === 1) manifest.projects.forEach(function (p) {
         var o = el("option", null, p.title); o.value = p.dir; projSel.appendChild(o);
       });
     });

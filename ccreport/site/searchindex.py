@@ -283,5 +283,5 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
         elif (writer.out / rel).exists():
             remove(writer.out / rel, deleted)
     projects = [{"dir": p, "title": titles.get(p, p)} for p in catalog_projects]
-    manifest = {"format": FORMAT, "shards": SHARDS, "projects": projects}
+    manifest = {"format": FORMAT, "shards": SHARDS, "chunk": DOCS_PER_CHUNK, "projects": projects}
     writer.write(SEARCH_MANIFEST, b"ccreportSearch.manifest(" + orjson.dumps(manifest) + b");\n")
