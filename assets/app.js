@@ -34,7 +34,40 @@
     try { id = decodeURIComponent(id); } catch (e) { /* keep it as typed */ }
     var el = document.getElementById(id);
     for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") p.open = true; }
-    if (el) el.scrollIntoView();
+    if (!el) return;
+    markWords(el);
+    // Clear of the sticky header: the scroll stops that far above the message.
+    var top = document.querySelector("header.top");
+    document.documentElement.style.scrollPaddingTop = (top ? top.offsetHeight + 8 : 0) + "px";
+    el.scrollIntoView();
+  }
+
+  // A search result's link carries its words (?hl=…): they are marked in the message it opens.
+  function markWords(el) {
+    var hl = new URLSearchParams(location.search).get("hl");
+    if (!hl || el.dataset.marked) return;
+    el.dataset.marked = "1";
+    var words = hl.toLowerCase().split(/\s+/).filter(Boolean), nodes = [];
+    var walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) nodes.push(walk.currentNode);
+    nodes.forEach(function (n) {
+      var text = n.nodeValue, lower = text.toLowerCase();
+      if (!words.some(function (w) { return lower.indexOf(w) >= 0; })) return;
+      var frag = document.createDocumentFragment(), pos = 0;
+      while (pos < text.length) {
+        var at = -1, len = 0;
+        words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
+        if (at < 0) break;
+        frag.appendChild(document.createTextNode(text.slice(pos, at)));
+        var m = document.createElement("mark");
+        m.className = "hit-mark";
+        m.textContent = text.slice(at, at + len);
+        frag.appendChild(m);
+        pos = at + len;
+      }
+      frag.appendChild(document.createTextNode(text.slice(pos)));
+      n.parentNode.replaceChild(frag, n);
+    });
   }
 
   ready(function () {

@@ -1,19 +1,18 @@
-// ccreport search: an offline full-text search over the whole archive, working from file://.
-// The index is per project: search/<project>.js scripts that call ccreportSearch.add(data), listed
-// by search/manifest.js; each names the chunk scripts (search/<project>/<session>/...) that hold
-// the pages' documents and call ccreportSearch.chunk(data). They are injected as classic <script> elements on first use (fetch and
-// modules are blocked from file://) and indexed with the vendored MiniSearch. Results are built with
+// ccreport search: a ranked full-text search over the whole archive, from file:// and over serve.
+// The build writes a sharded index (docs/search.md): search/t/<shard>.js (term → postings per
+// transcript "unit"), search/b/ (blocks of frequent terms), search/d/ (documents, deflated),
+// search/u/ (unit metadata), search/manifest.js. Each is a classic script calling back into
+// window.ccreportSearch (fetch and modules are blocked from file://); a query loads only the
+// shards of its terms, then the documents and metadata of the hits it shows. Results are built with
 // DOM APIs and textContent only: transcript text never becomes markup.
 (function () {
   "use strict";
-  var KINDS = { p: "prompt", a: "answer", t: "tool" };
-  var SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160, MAX_RESULTS = 50;
-  var form, input, panel, status, list, projSel, kindSel, root = "";
-  var manifest = null, manifestWaiters = [], bundleWaiters = {}, bundles = {};
-  var mini = null, docs = [], ranges = {}, indexed = {}, loadMs = 0, timer = null, seq = 0;
-  // Above this many items in scope, building MiniSearch's index in the page takes too long (tens of
-  // seconds for a 300 MB home), so the search scans the texts instead: every word must occur.
-  var RANK_MAX_DOCS = 12000, mode = "ranked";
+  var KIND_NAMES = ["prompt", "answer", "thinking", "tool"], KIND_CODES = { p: 0, a: 1, h: 2, t: 3 };
+  var SHARDS = 1024, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
+  var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
+  var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;
+  var loaded = {}, shards = {}, blocks = {}, docChunks = {}, units = {}, timer = null, seq = 0, shown = null;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -22,219 +21,413 @@
     return e;
   }
 
-  // Paths in the index are the site's names as they are on disk ('#', '%', '?', a tab or spaces in
-  // a project or session name): each segment is percent-encoded once as it becomes a URL, so the
-  // scripts of "a#b" load (issue 18: the search waited for them forever). A hit's "#L<n>" anchor
-  // (after its last '#') stays an anchor.
-  function href(path) {
-    return path.split("/").map(encodeURIComponent).join("/");
+  // ---- loading: one classic script per file, each loaded once; a missing one counts as empty.
+  function load(rel) {
+    if (!loaded[rel]) loaded[rel] = new Promise(function (resolve) {
+      var s = document.createElement("script");
+      s.src = root + rel;
+      s.async = true;
+      s.onload = s.onerror = function () { s.remove(); resolve(); };
+      document.head.appendChild(s);
+    });
+    return loaded[rel];
   }
 
-  function hitHref(dir, page) {
-    var i = page.lastIndexOf("#");
-    return i < 0 ? href(dir + page) : href(dir + page.slice(0, i)) + page.slice(i);
-  }
-
-  function inject(src, onerror) {
-    var s = document.createElement("script");
-    s.src = src;
-    s.async = true;
-    s.onerror = onerror;
-    document.head.appendChild(s);
-  }
-
-  // The callbacks the index scripts make.
   window.ccreportSearch = {
-    manifest: function (m) {
-      manifest = m;
-      var w = manifestWaiters; manifestWaiters = [];
-      w.forEach(function (f) { f(); });
+    manifest: function (m) { manifest = m; },
+    shard: function (n, data) { shards[n] = data; },
+    block: function (name, flat) { blocks[name] = flat; },
+    docs: function (key, chunk, packed) { docChunks[key + "-" + chunk] = packed; },
+    units: function (data) { for (var k in data) units[k] = data[k]; },
+    query: function (q, opts) {  // for tests and benchmarks
+      return ensureManifest().then(function () { return search(parse(q, opts || {})); });
     },
-    // A project's loader: its sessions and the chunk scripts that hold its pages. The project
-    // counts as loaded once every chunk has called back.
-    add: function (data) {
-      bundles[data.project] = data;
-      data.pending = data.chunks.length;
-      data.byFile = {};
-      if (!data.pending) return loaded(data.project);
-      data.chunks.forEach(function (file) {
-        chunkOwner[file] = data.project;
-        inject(root + href(file), function () { fail(data.project); });
-      });
-    },
-    chunk: function (c) {
-      var b = bundles[chunkOwner[c.file]];
-      if (!b || b.byFile[c.file]) return;
-      b.byFile[c.file] = c;
-      if (--b.pending === 0) loaded(b.project);
-    }
+    loadedFiles: function () { return Object.keys(loaded); }
   };
-  var chunkOwner = {};  // chunk file → project
 
-  function loaded(dir) {
-    var w = bundleWaiters[dir] || []; delete bundleWaiters[dir];
-    w.forEach(function (f) { f[0](); });
+  // ---- the same terms as ccreport/site/searchtext.py
+  function cut(w) { return w.length > MAX_TERM ? Array.from(w).slice(0, MAX_TERM).join("") : w; }
+
+  function terms(text) {
+    var out = [], words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || [];
+    words.forEach(function (w) {
+      CJK.lastIndex = 0;
+      if (!CJK.test(w)) { out.push(cut(w)); return; }
+      var pos = 0, m;
+      CJK.lastIndex = 0;
+      while ((m = CJK.exec(w))) {
+        if (m.index > pos) out.push(cut(w.slice(pos, m.index)));
+        var run = Array.from(m[0]);
+        if (run.length === 1) out.push(run[0]);
+        for (var i = 0; i + 1 < run.length; i++) out.push(run[i] + run[i + 1]);
+        pos = m.index + m[0].length;
+      }
+      if (pos < w.length) out.push(cut(w.slice(pos)));
+    });
+    return out;
   }
 
-  function fail(dir) {
-    var w = bundleWaiters[dir] || []; delete bundleWaiters[dir];
-    w.forEach(function (f) { f[1](); });
+  function shardOf(term) {
+    var key = term.indexOf(":") >= 0 ? term : Array.from(term).slice(0, 3).join("");
+    var h = 0x811c9dc5, bytes = new TextEncoder().encode(key);
+    for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+    return h % SHARDS;
   }
 
-  function needMiniSearch(done, fail) {
-    if (window.MiniSearch) return done();
-    inject(form.getAttribute("data-minisearch"), fail);
-    var tries = 0;
-    (function wait() {
-      if (window.MiniSearch) return done();
-      if (++tries > 400) return fail();
-      setTimeout(wait, 10);
-    })();
+  function idf(df) { var n = 1e6; return Math.log(1 + (n - df + 0.5) / (df + 0.5)); }
+
+  // ---- the query: words (all must occur in a session), "phrases" and words joined by
+  // punctuation (search.py) must occur as written in one message, the last word is completed,
+  // filters: tool:NAME file:NAME session:ID project:DIR after:DATE before:DATE kind:KIND.
+  function parse(q, opts) {
+    var query = { text: q, groups: [], phrases: [], filters: { project: opts.project || "", kind: opts.kind || "",
+      after: opts.after || "", before: opts.before || "", session: "", tool: "", file: "" } };
+    var re = /"([^"]*)("|$)|(\S+)/g, m, last = null;
+    while ((m = re.exec(q))) {
+      if (m[1] != null && m[0][0] === '"') { addPhrase(query, m[1]); last = null; continue; }
+      var word = m[3], f = /^(tool|file|session|project|after|before|kind):(.+)$/i.exec(word);
+      if (f) { query.filters[f[1].toLowerCase()] = f[2]; last = null; continue; }
+      var ts = terms(word);
+      if (ts.length > 1) addPhrase(query, word);
+      else if (ts.length === 1) { last = { terms: [ts[0]], word: ts[0] }; query.groups.push(last); }
+    }
+    // The last word is completed when the query does not end with a space.
+    if (last && last === query.groups[query.groups.length - 1] && !/\s$/.test(q) && last.word.length >= 3) last.prefix = true;
+    if (query.filters.kind && KIND_CODES[query.filters.kind[0]] != null) query.filters.kindCode = KIND_CODES[query.filters.kind[0]];
+    return query;
   }
 
-  function needManifest(done, fail) {
-    if (manifest) return done();
-    manifestWaiters.push(done);
-    if (manifestWaiters.length === 1) inject(form.getAttribute("data-manifest"), fail);
+  function addPhrase(query, text) {
+    var ts = terms(text);
+    if (!ts.length) return;
+    ts.forEach(function (t) { query.groups.push({ terms: [t], word: t }); });
+    if (ts.length > 1) query.phrases.push(ts);
   }
 
-  function needBundle(p, done, failed) {
-    if (bundles[p.dir] && !bundles[p.dir].pending) return done();
-    (bundleWaiters[p.dir] = bundleWaiters[p.dir] || []).push([done, failed]);
-    if (bundleWaiters[p.dir].length === 1 && !bundles[p.dir]) inject(root + href(p.file), function () { fail(p.dir); });
+  // ---- postings: term → {unit key: [[doc, kind, weight], ...]}
+  function termUnits(term) {
+    var n = shardOf(term);
+    return load("search/t/" + n.toString(16).padStart(3, "0") + ".js").then(function () {
+      var e = (shards[n] || {})[term];
+      if (!e) return null;
+      if (typeof e[0] !== "number") return e;
+      var names = [];
+      for (var b = 0; b < (1 << e[0]); b++) names.push(e[2] + "-" + e[0] + "-" + b);
+      return Promise.all(names.map(function (nm) { return load("search/b/" + nm + ".js"); })).then(function () {
+        var flat = [];
+        names.forEach(function (nm) { flat = flat.concat(blocks[nm] || []); });
+        return flat;
+      });
+    });
   }
 
-  // A loaded bundle becomes plain document objects (ids are global positions in docs).
-  function take(dir) {
-    if (ranges[dir]) return;
-    var b = bundles[dir], start = docs.length, sessions = {};
-    b.sessions.forEach(function (s) { sessions[s[0]] = s; });  // [id, title, url, first time]
-    for (var c = 0; c < b.chunks.length; c++) {  // the loader's order, not the arrival order
-      var ch = b.byFile[b.chunks[c]], s = sessions[ch.session];
-      for (var i = 0; i < ch.pages.length; i++) {
-        var list = ch.pages[i]; // [[kind, url suffix, time, text], ...]
-        for (var j = 0; j < list.length; j++) {
-          var d = list[j];
-          docs.push({ p: dir, s: s, k: d[0], u: d[1], ts: d[2], text: d[3] });
-        }
+  function decode(flat, factor, into, restrict) {
+    var df = 0;
+    for (var i = 0; i < flat.length; i += 2) {
+      var key = flat[i], list = flat[i + 1].split(","), docs = into[key] || (into[key] = {}), doc = 0;
+      for (var j = 0; j < list.length; j++) {  // each document is a step from the one before
+        var v = parseInt(list[j], 16), kind = (v >> 6) & 3, w = (v & 63) * factor;
+        doc += Math.floor(v / 256);
+        df++;
+        if (restrict && !restrict(key, doc, kind)) continue;
+        if (!docs[doc] || docs[doc] < w) docs[doc] = w;
       }
     }
-    ranges[dir] = [start, docs.length];
-    delete bundles[dir];
+    return df;
   }
 
-  // MiniSearch (ranked, prefix) for scopes it can index quickly enough in the page.
-  function index(dir) {
-    if (indexed[dir]) return;
-    if (!mini) mini = new window.MiniSearch({ fields: ["text"], idField: "id" });
-    var r = ranges[dir], batch = [];
-    for (var i = r[0]; i < r[1]; i++) batch.push({ id: i, text: docs[i].text });
-    mini.addAll(batch);
-    indexed[dir] = true;
-  }
-
-  function fillProjects() {
-    manifest.projects.forEach(function (p) {
-      var o = el("option", null, p.title);  // no count: the manifest is not rewritten per append
-      o.value = p.dir;
-      projSel.appendChild(o);
+  // A group's postings ({unit: {doc: weight}}) and its idf; a completed word takes the most
+  // frequent terms that start with it (the word itself at full weight, the others at 0.9).
+  function groupPostings(g, restrict) {
+    var n = shardOf(g.word);
+    return load("search/t/" + n.toString(16).padStart(3, "0") + ".js").then(function () {
+      var names = [g.word];
+      if (g.prefix) {
+        var all = Object.keys(shards[n] || {}).filter(function (t) { return t !== g.word && t.indexOf(g.word) === 0 && t.indexOf(":") < 0; });
+        all.sort(function (a, b) { return size(shards[n][b]) - size(shards[n][a]); });
+        names = names.concat(all.slice(0, PREFIX_TERMS));
+      }
+      return Promise.all(names.map(termUnits)).then(function (lists) {
+        var into = {}, df = 0;
+        lists.forEach(function (flat, i) { if (flat) df = Math.max(df, decode(flat, i === 0 ? 1 : 0.9, into, restrict)); });
+        g.idf = idf(Math.max(df, 1));
+        g.units = into;
+        g.expanded = names;
+      });
     });
   }
 
-  function scope() {
-    return manifest.projects.filter(function (p) { return !projSel.value || p.dir === projSel.value; });
-  }
+  function size(e) { return typeof e[0] === "number" ? e[1] : e.join("").length; }
 
-  // Load (once) the bundles the filter needs, then search.
-  function ensureLoaded(done) {
-    needMiniSearch(function () {
-      needManifest(function () {
-        if (projSel.options.length === 1) fillProjects();
-        var want = scope();
-        var todo = want.filter(function (p) { return !ranges[p.dir]; });
-        if (!todo.length) return done();
-        var t0 = performance.now(), n = 0;
-        status.textContent = "Loading the index…";
-        todo.forEach(function (p) {
-          needBundle(p, function () {
-            take(p.dir);
-            n++;
-            status.textContent = "Loading the index… " + n + " of " + todo.length + " projects";
-            if (n === todo.length) { loadMs += performance.now() - t0; done(); }
-          }, function () { status.textContent = "Could not load the index of " + p.title + "."; });
+  // ---- matching and ranking, per session (the first 8 hex digits of a unit key)
+  function search(query) {
+    var f = query.filters, t0 = performance.now();
+    if (!query.groups.length) return Promise.resolve({ query: query, sessions: [], ms: 0 });
+    var pre = [];
+    ["tool", "file"].forEach(function (k) {
+      var v = k === "file" ? f[k].split("/").pop() : f[k];
+      if (v) pre.push(termUnits(k + ":" + v.toLowerCase()).then(function (flat) {
+        var allow = {}; decode(flat || [], 1, allow); return allow;
+      }));
+    });
+    return Promise.all(pre).then(function (allows) {
+      var restrict = function (key, doc, kind) {
+        if (f.kindCode != null && kind !== f.kindCode) return false;
+        if ((f.tool || f.file) && kind !== 3) return false;
+        for (var i = 0; i < allows.length; i++) if (!(allows[i][key] || {})[doc]) return false;
+        return true;
+      };
+      return Promise.all(query.groups.map(function (g) { return groupPostings(g, restrict); }));
+    }).then(function () {
+      var sessions = rank(query);
+      return sessionFilters(query, sessions).then(function (kept) {
+        return phraseFilter(query, kept).then(function (final) {
+          return { query: query, sessions: final, ms: performance.now() - t0 };
         });
-      }, function () { status.textContent = "No search index found (search/manifest.js): rebuild the site."; });
-    }, function () { status.textContent = "Could not load the search library."; });
+      });
+    });
   }
 
+  function rank(query) {
+    var groups = query.groups.slice().sort(function (a, b) { return count(a.units) - count(b.units); });
+    groups.forEach(function (g) {
+      g.bySession = {};
+      for (var key in g.units) (g.bySession[key.slice(0, 8)] = g.bySession[key.slice(0, 8)] || []).push(key);
+    });
+    var out = [];
+    Object.keys(groups[0].bySession).forEach(function (sk) {
+      var ok = true, score = 0, docs = {};
+      for (var i = 0; i < groups.length && ok; i++) {
+        var best = 0, g = groups[i], keys = g.bySession[sk] || [];
+        for (var k = 0; k < keys.length; k++) {
+          var key = keys[k], ds = g.units[key];
+          for (var d in ds) {
+            var id = key + ":" + d;
+            docs[id] = (docs[id] || 0) + ds[d] * g.idf;
+            if (ds[d] > best) best = ds[d];
+          }
+        }
+        ok = best > 0;
+        score += best * g.idf;
+      }
+      if (!ok) return;
+      var hits = Object.keys(docs).sort(function (a, b) { return docs[b] - docs[a] || (a < b ? -1 : 1); });
+      out.push({ key: sk, score: score, top: docs[hits[0]], hits: hits, docScore: docs });
+    });
+    out.sort(function (a, b) { return b.score - a.score || b.top - a.top || (a.key < b.key ? -1 : 1); });
+    return out;
+  }
+
+  function count(u) { var n = 0; for (var k in u) n++; return n; }
+
+  // Project, session and date filters need each session's metadata (search/u/).
+  function sessionFilters(query, sessions) {
+    var f = query.filters;
+    if (!(f.project || f.session || f.after || f.before)) return Promise.resolve(sessions);
+    return needUnits(sessions.map(function (s) { return s.hits[0].split(":")[0]; })).then(function () {
+      return sessions.filter(function (s) {
+        var u = units[s.hits[0].split(":")[0]];
+        if (!u) return false;
+        if (f.project && u[2] !== f.project && u[2].toLowerCase().indexOf(f.project.toLowerCase()) < 0) return false;
+        if (f.session && u[3].indexOf(f.session) !== 0) return false;
+        if (f.after && (u[6] || "").slice(0, 10) < f.after) return false;
+        if (f.before && (u[5] || "").slice(0, 10) > f.before) return false;
+        return true;
+      });
+    });
+  }
+
+  function needUnits(keys) {
+    var want = {};
+    keys.forEach(function (k) { want[k.slice(0, 2)] = 1; });
+    return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
+  }
+
+  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk
+  var inflated = {};
+  function docOf(id) {
+    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], name = key + "-" + Math.floor(no / per);
+    if (!inflated[name]) inflated[name] = load("search/d/" + name + ".js").then(function () {
+      var packed = docChunks[name];
+      if (!packed) return [];
+      var bin = atob(packed), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+      return new Response(stream).text().then(JSON.parse);
+    });
+    return inflated[name].then(function (docs) { return docs[no % per] || null; });
+  }
+
+  function hasPhrase(text, phrase) {
+    var ts = terms(text);
+    outer: for (var i = 0; i + phrase.length <= ts.length; i++) {
+      for (var j = 0; j < phrase.length; j++) if (ts[i + j] !== phrase[j]) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  // A phrase must occur in one message: the best candidates (every phrase word in the message)
+  // are checked against their text, up to PHRASE_CHECKS of them.
+  function phraseFilter(query, sessions) {
+    if (!query.phrases.length) return Promise.resolve(sessions);
+    var checks = [], byTerm = {};
+    query.groups.forEach(function (g) { byTerm[g.word] = g; });
+    var holds = function (id) {  // every word of every phrase is in this message
+      var key = id.split(":")[0], doc = id.split(":")[1];
+      return query.phrases.every(function (p) {
+        return p.every(function (t) { return ((byTerm[t].units[key] || {})[doc] || 0) > 0; });
+      });
+    };
+    sessions.forEach(function (s) {
+      s.hits.forEach(function (id) { if (checks.length < PHRASE_CHECKS && holds(id)) checks.push([s, id]); });
+    });
+    return Promise.all(checks.map(function (c) { return docOf(c[1]); })).then(function (docs) {
+      var good = {};
+      docs.forEach(function (d, i) {
+        if (d && query.phrases.every(function (p) { return hasPhrase(d[4], p); })) (good[checks[i][0].key] = good[checks[i][0].key] || []).push(checks[i][1]);
+      });
+      return sessions.filter(function (s) { return good[s.key]; }).map(function (s) { s.hits = good[s.key]; return s; });
+    });
+  }
+
+  // ---- showing results: sessions (title once), their best hits under them
   function run() {
-    var q = input.value.trim(), my = ++seq;
-    if (!q) { list.textContent = ""; status.textContent = ""; return; }
+    var q = input.value, my = ++seq;
+    if (!q.trim()) { list.textContent = ""; status.textContent = ""; return; }
     panel.hidden = false;
-    ensureLoaded(function () {
+    status.textContent = "Searching…";
+    var opts = { project: projSel.value, kind: kindSel.value, after: fromIn.value, before: toIn.value };
+    ensureManifest().then(function () {
+      return search(parse(q, opts));
+    }).then(function (res) {
       if (my !== seq) return;
-      var t0 = performance.now();
-      var proj = projSel.value, kind = kindSel.value, want = scope(), size = 0;
-      want.forEach(function (p) { size += ranges[p.dir][1] - ranges[p.dir][0]; });
-      var hits, lower = q.toLowerCase();
-      var rankMax = parseInt(form.getAttribute("data-rank-max"), 10);  // lets a test force the scan
-      mode = size <= (rankMax >= 0 ? rankMax : RANK_MAX_DOCS) ? "ranked" : "scan";
-      if (mode === "ranked") {
-        var ti = performance.now();
-        want.forEach(function (p) { index(p.dir); });
-        loadMs += performance.now() - ti;
-        t0 = performance.now();
-        hits = mini.search(q, {
-          combineWith: "AND",
-          prefix: function (term, i, terms) { return i === terms.length - 1; },
-          filter: function (r) { var d = docs[r.id]; return (!proj || d.p === proj) && (!kind || d.k === kind); }
-        });
-      } else {
-        hits = scan(want, lower, kind);
-      }
-      // An exact occurrence of the whole query ranks first: people search for phrases they remember.
-      if (/\s/.test(q)) {
-        var exact = [], rest = [];
-        hits.forEach(function (h) { (docs[h.id].text.toLowerCase().indexOf(lower) >= 0 ? exact : rest).push(h); });
-        hits = exact.concat(rest);
-      }
-      var ms = performance.now() - t0;
-      show(hits, q, ms);
+      shown = res;
+      list.textContent = "";
+      status.removeAttribute("data-hits");
+      return more(res, my);
+    }).catch(function () { if (my === seq) status.textContent = "The search index could not be read: rebuild the site."; });
+  }
+
+  function ensureManifest() {
+    return load("search/manifest.js").then(function () {
+      if (!manifest) throw new Error("no manifest");
+      if (projSel && projSel.options.length === 1) manifest.projects.forEach(function (p) {
+        var o = el("option", null, p.title); o.value = p.dir; projSel.appendChild(o);
+      });
     });
   }
 
-  // Every word of the query occurs (case-insensitive); the newest first.
-  function scan(want, lower, kind) {
-    var terms = lower.split(/[\s\p{P}]+/u).filter(Boolean).map(function (t) {
-      return new RegExp(t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+  // The sessions first (their titles need only the small metadata shards), then their hits as
+  // their documents arrive.
+  function more(res, my) {
+    var start = list.children.length, page = res.sessions.slice(start, start + PAGE_SESSIONS);
+    return needUnits(page.map(function (s) { return s.hits[0]; })).then(function () {
+      if (my !== seq) return;
+      var fills = page.map(function (s) {
+        var li = sessionItem(s);
+        list.appendChild(li);
+        return fillHits(res.query, s, li);
+      });
+      describe(res);
+      return Promise.all(fills).then(function () { if (my === seq) status.setAttribute("data-hits", "1"); });
     });
-    var hits = [];
-    if (!terms.length) return hits;
-    want.forEach(function (p) {
-      var r = ranges[p.dir];
-      for (var i = r[0]; i < r[1]; i++) {
-        var d = docs[i];
-        if (kind && d.k !== kind) continue;
-        var ok = true;
-        for (var j = 0; j < terms.length && ok; j++) ok = terms[j].test(d.text);
-        if (ok) hits.push({ id: i });
-      }
-    });
-    hits.sort(function (a, b) { return docs[a.id].ts < docs[b.id].ts ? 1 : docs[a.id].ts > docs[b.id].ts ? -1 : 0; });
-    return hits;
   }
 
-  function snippet(text, q, terms) {
-    var lower = text.toLowerCase(), at = lower.indexOf(q.toLowerCase()), len = q.length;
-    for (var i = 0; at < 0 && i < terms.length; i++) { at = lower.indexOf(terms[i]); len = terms[i].length; }
-    var frag = el("p", "snippet");
-    if (at < 0) { frag.textContent = text.slice(0, SNIPPET_AFTER); return frag; }
-    var start = Math.max(0, at - SNIPPET_BEFORE), end = Math.min(text.length, at + len + SNIPPET_AFTER);
-    frag.appendChild(document.createTextNode((start > 0 ? "…" : "") + text.slice(start, at)));
-    frag.appendChild(el("mark", null, text.slice(at, at + len)));
-    frag.appendChild(document.createTextNode(text.slice(at + len, end) + (end < text.length ? "…" : "")));
-    return frag;
+  function describe(res) {
+    var n = res.sessions.length, words = res.query.text.trim(), msgs = 0;
+    res.sessions.forEach(function (s) { msgs += s.hits.length; });
+    status.textContent = n === 0 ? "No session contains “" + words + "”." :
+      n + (n === 1 ? " session" : " sessions") + " (" + msgs + (msgs === 1 ? " message" : " messages") + ") match “" + words + "”" +
+      (list.children.length < n ? ", the best " + list.children.length + " shown." : ".");
+    status.setAttribute("data-count", String(n));
+    status.setAttribute("data-ms", String(Math.round(res.ms)));
+    var btn = document.getElementById("search-more");
+    if (btn) btn.remove();
+    if (list.children.length < n) {
+      btn = el("button", "btn", "More results");
+      btn.type = "button"; btn.id = "search-more";
+      btn.addEventListener("click", function () { more(res, seq); });
+      list.parentNode.insertBefore(btn, list.nextSibling);
+    }
   }
+
+  function sessionItem(s) {
+    var first = units[s.hits[0].split(":")[0]] || ["", s.key, "", "", "", "", ""];
+    var li = el("li", "hit-session");
+    var head = el("div", "hit-head");
+    head.appendChild(el("span", "hit-title", first[1]));
+    head.appendChild(el("span", "small dim", " " + projectTitle(first[2]) + " · " + when(first[6] || first[5])));
+    li.appendChild(head);
+    return li;
+  }
+
+  function fillHits(query, s, li) {
+    var first = units[s.hits[0].split(":")[0]] || ["", s.key, "", "", "", "", ""];
+    var ul = el("ul", "hits");
+    var marks = markTerms(query);
+    return Promise.all(s.hits.slice(0, HITS_PER_SESSION).map(docOf)).then(function (docs) {
+      docs.forEach(function (d, i) {
+        if (!d) return;
+        var u = units[s.hits[i].split(":")[0]] || first;
+        ul.appendChild(hitItem(d, u, marks, query));
+      });
+      if (s.hits.length > HITS_PER_SESSION) ul.appendChild(el("li", "small dim", "and " + (s.hits.length - HITS_PER_SESSION) + " more in this session"));
+      li.appendChild(ul);
+    });
+  }
+
+  function hitItem(d, u, marks, query) {
+    var li = el("li", "hit"), a = el("a", "hit-link");
+    var tool = d[3] ? d[3].split("\t") : ["", ""];
+    var kind = { p: "prompt", a: "answer", h: "thinking", t: tool[0] || "tool" }[d[0]] || d[0];
+    a.appendChild(el("span", "chip", kind));
+    if (u[4]) a.appendChild(el("span", "small dim", " sub-agent: " + u[4]));
+    if (tool[1]) a.appendChild(el("span", "small dim", " " + tool[1]));
+    a.appendChild(el("span", "small dim", " " + when(d[2])));
+    var hash = d[1].indexOf("#"), hl = marks.length ? "?hl=" + encodeURIComponent(marks.join(" ")) : "";
+    a.href = root + u[0] + d[1].slice(0, hash) + hl + d[1].slice(hash);
+    li.appendChild(a);
+    li.appendChild(snippet(d[4], marks));
+    return li;
+  }
+
+  function markTerms(query) {
+    var out = [];
+    query.groups.forEach(function (g) { (g.prefix ? [g.word] : g.terms).forEach(function (t) { if (out.indexOf(t) < 0) out.push(t); }); });
+    return out;
+  }
+
+  function projectTitle(dir) {
+    var p = (manifest && manifest.projects || []).filter(function (x) { return x.dir === dir; })[0];
+    return p ? p.title : dir;
+  }
+
+  // The text around the first matched word, the matched words marked.
+  function snippet(text, marks) {
+    var lower = text.toLowerCase(), at = -1;
+    marks.forEach(function (m) { var i = lower.indexOf(m); if (i >= 0 && (at < 0 || i < at)) at = i; });
+    var start = Math.max(0, at - SNIPPET_BEFORE), end = Math.min(text.length, Math.max(at, 0) + SNIPPET_AFTER);
+    var p = el("p", "snippet");
+    if (start > 0) p.appendChild(document.createTextNode("…"));
+    appendMarked(p, text.slice(start, end), marks);
+    if (end < text.length) p.appendChild(document.createTextNode("…"));
+    return p;
+  }
+
+  function appendMarked(parent, text, marks) {
+    var lower = text.toLowerCase(), pos = 0;
+    while (pos < text.length) {
+      var at = -1, len = 0;
+      marks.forEach(function (m) { var i = lower.indexOf(m, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = m.length; } });
+      if (at < 0) break;
+      parent.appendChild(document.createTextNode(text.slice(pos, at)));
+      parent.appendChild(el("mark", null, text.slice(at, at + len)));
+      pos = at + len;
+    }
+    parent.appendChild(document.createTextNode(text.slice(pos)));
+  }
+  window.ccreportMark = appendMarked;
 
   function when(ts) {
     var d = new Date(ts);
@@ -243,65 +436,30 @@
     return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + pad(d.getHours()) + ":" + pad(d.getMinutes());
   }
 
-  function show(hits, q, ms) {
-    list.textContent = "";
-    var terms = q.toLowerCase().split(/\s+/).filter(Boolean);
-    var titles = {};
-    (manifest.projects || []).forEach(function (p) { titles[p.dir] = p.title; });
-    hits.slice(0, MAX_RESULTS).forEach(function (h) {
-      var d = docs[h.id], li = el("li", "hit");
-      var a = el("a", "hit-title", d.s[1] || d.s[0]);
-      a.href = root + hitHref(d.s[2], d.u);
-      li.appendChild(a);
-      var meta = el("div", "hit-meta small dim");
-      meta.appendChild(el("span", "chip", KINDS[d.k] || d.k));
-      meta.appendChild(document.createTextNode(" " + (titles[d.p] || d.p) + " · " + when(d.ts) +
-        (d.u.indexOf("agent-") === 0 ? " · sub-agent" : "")));
-      li.appendChild(meta);
-      li.appendChild(snippet(d.text, q, terms));
-      list.appendChild(li);
-    });
-    var n = hits.length;
-    status.textContent = (n === 0 ? "No results" : n + " result" + (n === 1 ? "" : "s") + (n > MAX_RESULTS ? " (first " + MAX_RESULTS + " shown)" : "")) +
-      " for “" + q + "” over " + scopeSize().toLocaleString() + " items" + (mode === "scan" ? " (text scan: too many to rank)" : "") + " · search " + Math.round(ms) + " ms" +
-      (loadMs ? " · index loaded and built in " + Math.round(loadMs) + " ms" : "");
-    status.setAttribute("data-count", String(n));
-  }
-
-  function scopeSize() {
-    var n = 0;
-    scope().forEach(function (p) { if (ranges[p.dir]) n += ranges[p.dir][1] - ranges[p.dir][0]; });
-    return n;
-  }
-
-  function schedule() { clearTimeout(timer); timer = setTimeout(run, 180); }
-
-  function close() { panel.hidden = true; }
+  function schedule() { clearTimeout(timer); timer = setTimeout(run, 40); }
 
   function init() {
     form = document.getElementById("search-form");
-    if (!form) return;
     root = document.body.getAttribute("data-root") || "";
+    if (!form) return;
     input = document.getElementById("search-q");
     panel = document.getElementById("search-panel");
     status = document.getElementById("search-status");
     list = document.getElementById("search-results");
     projSel = document.getElementById("search-project");
     kindSel = document.getElementById("search-kind");
+    fromIn = document.getElementById("search-from");
+    toIn = document.getElementById("search-to");
     form.addEventListener("submit", function (e) { e.preventDefault(); clearTimeout(timer); run(); });
     input.addEventListener("input", schedule);
-    // The project filter is filled from the (small) manifest as soon as the box is used.
-    input.addEventListener("focus", function () {
-      needManifest(function () { if (projSel.options.length === 1) fillProjects(); }, function () {});
-    });
+    input.addEventListener("focus", function () { ensureManifest().catch(function () {}); });
     input.addEventListener("keydown", function (e) {
-      if (e.key === "Escape") { close(); input.blur(); }
+      if (e.key === "Escape") { panel.hidden = true; input.blur(); }
       if (e.key === "ArrowDown" && !panel.hidden) { var f = list.querySelector("a"); if (f) { e.preventDefault(); f.focus(); } }
     });
-    projSel.addEventListener("change", run);
-    kindSel.addEventListener("change", run);
-    document.getElementById("search-close").addEventListener("click", function () { close(); input.focus(); });
-    panel.addEventListener("keydown", function (e) { if (e.key === "Escape") { close(); input.focus(); } });
+    [projSel, kindSel, fromIn, toIn].forEach(function (c) { c.addEventListener("change", run); });
+    document.getElementById("search-close").addEventListener("click", function () { panel.hidden = true; input.focus(); });
+    panel.addEventListener("keydown", function (e) { if (e.key === "Escape") { panel.hidden = true; input.focus(); } });
   }
 
   if (document.readyState !== "loading") init(); else document.addEventListener("DOMContentLoaded", init);

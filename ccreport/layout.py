@@ -123,22 +123,29 @@ def tool_results_url(project: str, session_id: str) -> str:
     return session_url(project, session_id) + "/tool-results"
 
 
-def search_project(project: str) -> str:
-    """A project's search script; its sessions' chunk and tail scripts sit in ``search_folder``."""
-    return f"{SEARCH_DIR}/{site_name(project)}.js"
+def search_shard(n: int) -> str:
+    """A term shard of the search index (terms → postings), by the hash of the term's first letters."""
+    return f"{SEARCH_DIR}/t/{n:03x}.js"
 
 
-def search_folder(project: str) -> str:
-    return f"{SEARCH_DIR}/{site_name(project)}"
+def search_block(term_hash: str, k: int, block: int) -> str:
+    """One block of a frequent term's postings (its units split by their key's top ``k`` bits)."""
+    return f"{SEARCH_DIR}/b/{term_hash}-{k}-{block}.js"
 
 
-def search_chunk(project: str, session_id: str, transcript_id: str, name: str) -> str:
-    # The names stay distinct because what follows the last "~" has a fixed shape.
-    return f"{search_folder(project)}/{site_name(session_id)}~{site_name(transcript_id)}~{name}.js"
+def search_docs(unit: str, chunk: int) -> str:
+    """A chunk of one unit's (transcript's) documents; ``unit`` is its hex key."""
+    return f"{SEARCH_DIR}/d/{unit}-{chunk}.js"
 
 
-def search_tail(project: str, session_id: str) -> str:
-    return f"{search_folder(project)}/{site_name(session_id)}~tail.js"
+def search_units(prefix: str) -> str:
+    """The metadata (session, title, URL, times) of the units whose key starts with ``prefix``."""
+    return f"{SEARCH_DIR}/u/{prefix}.js"
+
+
+def search_unit_state(unit: str) -> str:
+    """The build's own record of one unit (page → first document; not part of the site)."""
+    return f"{STATE_DIR}/units/{unit[:2]}/{unit}.json"
 
 
 def depth_root(rel_dir: str) -> str:

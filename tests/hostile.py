@@ -308,7 +308,7 @@ class _Scan(HTMLParser):
                 self.inline["script"].append("")
             elif not re.search(r"(^|/)assets/(vendor/)?[a-z]+\.[0-9a-f]+\.js$", src):
                 # The site's own scripts are content-hashed files under assets/ (app, live, ui,
-                # search and the vendored minisearch); anything else came from somewhere else.
+                # search and the vendored prism); anything else came from somewhere else.
                 self.problems.append(f"<script> that is not one of the site's assets: {a!r}")
             self.in_script = True
         if tag == "style" and self.single_file:

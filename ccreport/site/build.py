@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, search_folder, search_project, session_dir
+from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, session_dir
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
-from ccreport.site import search
 from ccreport.site.forks import write_fork_points
+from ccreport.site import searchindex
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.keep import Kept, finish, gone_keys, keep_sources
 from ccreport.site.options import BuildResult, Options
@@ -67,6 +67,9 @@ class _Run:
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
     kept: Kept | None = None  # the source store's side of this build (site.keep)
+    deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
+    fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
+    old_units: set = field(default_factory=set)  # search unit keys of the state before the build
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -116,6 +119,8 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
+    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
+    run.fresh = searchindex.Fresh() if run.full_all else None
     return run
 
 
@@ -193,6 +198,8 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.errors.extend(r.errors)
         res.written.extend(r.written)
         res.deleted.extend(r.deleted)
+        for d in r.search:
+            run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
@@ -252,8 +259,6 @@ def _prune_vanished(run: _Run) -> None:
     for pdir in set(st.head.get("titles", {})) - current:
         remove(out / project_dir(pdir) / INDEX, deleted)
         rmdir(out / project_dir(pdir))
-        remove(out / search_project(pdir), deleted)
-        shutil.rmtree(out / search_folder(pdir), ignore_errors=True)  # its sessions' chunk scripts
 
 
 def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
@@ -262,12 +267,15 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     out = run.out
     current = {p.dir_name for p in run.catalog.projects}
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
-    no_bundle = {p for p in current if not (out / search_project(p)).exists()}
-    if not (run.full_all or run.dirty or missing or no_bundle or run.res.deleted or not (out / INDEX).exists()
+    if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
-    rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
-    search.bundle(run.catalog, run.titles, run.writer, run.indexed, only=None if full else run.dirty | no_bundle,
-                  rendered=rendered)
+    gone = run.old_units - set(searchindex.unit_keys(run.indexed))
+    searchindex.drop_units(out, gone, run.res.deleted)
+    searchindex.update_terms(out, run.writer, run.deltas, gone, run.fresh, run.res.deleted)
+    if run.fresh is not None:
+        searchindex.prune_docs(out, run.fresh, run.res.deleted)
+    searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
+                           run.res.deleted)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)

@@ -9,9 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ccreport.layout import INDEX, LATEST, depth_root, page_name, search_tail, session_dir, session_url, transcript_dir
+from ccreport.layout import INDEX, LATEST, depth_root, page_name, search_unit_state, session_dir, session_url
+from ccreport.layout import transcript_dir
 from ccreport.layout import transcript_url
-from ccreport.site import search
+from ccreport.site.search import unit_key
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
 
@@ -99,8 +100,8 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
         return disk
     if disk.mode == GROW:
         mode, reason = GROW, disk.reason
-    if search.missing_chunks(out, s.project.dir_name, s.id, t.id, prev):
-        return Plan(FULL, "a search chunk was deleted")  # its pages' documents are not kept
+    if not (out / search_unit_state(unit_key(s.project.dir_name, s.id, t.id))).exists():
+        return Plan(FULL, "its search record is missing")  # which documents it has is not known
     if t.size == prev.summary.size and t.mtime_ns == prev.mtime_ns:
         return Plan(mode, reason, disk.dir_stamp)
     if t.size <= prev.summary.size:
@@ -133,7 +134,5 @@ def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[
     stamps = {tid: p.dir_stamp for tid, p in plans.items() if p.dir_stamp is not None}
     if not all(p.mode == SAME for p in plans.values()):
         return False, stamps
-    if not (out / search_tail(s.project.dir_name, s.id)).exists():
-        return False, stamps  # the session is read again; pages that come out the same are not rewritten
     unchanged = s.main is not None or (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()
     return unchanged, stamps

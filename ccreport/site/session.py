@@ -53,6 +53,7 @@ class SessionOutcome:
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    search: list = field(default_factory=list)  # site.search.UnitDelta of each transcript read
 
 
 def run_job(job: SessionJob) -> SessionOutcome:
@@ -71,10 +72,9 @@ def run_job(job: SessionJob) -> SessionOutcome:
 
 def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
     """The plan of every transcript; the agent calls they rest on go into ``run``. Without the
-    tail script (which holds the documents of the pages not re-rendered), everything is read
-    again; pages that come out the same are not rewritten."""
+    previous state, everything is read again; pages that come out the same are not rewritten."""
     s, old = job.session, job.old
-    if job.full or old is None or run.kept_docs is None:
+    if job.full or old is None:
         return {t.id: Plan(FULL, "whole session") for t in s.transcripts}
     plans, calls = session_plans(s, old, job.out)
     run.agent_calls.update(calls)
@@ -95,20 +95,18 @@ def _new_run(job: SessionJob) -> SessionRun:
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copy,
-        render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
-        # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
-        kept_ledgers=(old.ledgers if old is not None else {}),
-        kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None,
+        render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id),
+        kept_ledgers=(old.ledgers if old is not None else {}),  # the previous run's usage ledgers
         workflow_runs=cards, run_files=runs)
 
 
 def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: TranscriptState | None,
-                       parent: str | None, deleted: list) -> tuple[TranscriptState, TranscriptUsage | None, dict]:
-    """Render one transcript as planned (unless its mode is SAME): (state, ledger, documents)."""
+                       parent: str | None, deleted: list) -> tuple[TranscriptState, TranscriptUsage | None]:
+    """Render one transcript as planned (unless its mode is SAME): (state, ledger)."""
     s, out = run.session, run.writer.out
     if mode == SAME:
-        return prev, None, (run.kept_docs or {}).get(t.id) or {}
-    st, ledger, docs = render_transcript(run, t, parent, resume=prev if mode == GROW else None)
+        return prev, None
+    st, ledger = render_transcript(run, t, parent, resume=prev if mode == GROW else None)
     st.source, st.inode, st.mtime_ns, st.parent_url = rel_source(s, t), t.inode, t.mtime_ns, parent
     st.meta = [t.agent_type, t.description]
     st.head_len = min(HEAD_BYTES, st.offset or 0)
@@ -120,7 +118,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
         # older site in the folder): they would show lines the file no longer has.
         remove_stale_pages(out / folder, st.last_page, deleted)
-    return st, ledger, docs
+    return st, ledger
 
 
 def update_session(job: SessionJob) -> SessionOutcome:
@@ -131,7 +129,6 @@ def update_session(job: SessionJob) -> SessionOutcome:
     prev_ts = old.transcripts if old is not None else {}
     new_ts: dict[str, TranscriptState] = {}
     ledgers: dict[str, TranscriptUsage] = {}  # transcript id → usage ledger, of those read this time
-    docs: dict[str, dict] = {}  # transcript id → {page no: search documents}
     deleted: list[str] = []
     modes = {}
     for t in s.transcripts:
@@ -140,7 +137,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
         modes[t.id] = plans[t.id].mode
         if t.kind != "main" and prev and prev.parent_url != parent:
             modes[t.id] = FULL  # the main transcript's re-rendered pages moved the call this agent links to
-        new_ts[t.id], ledger, docs[t.id] = _update_transcript(run, t, modes[t.id], prev, parent, deleted)
+        new_ts[t.id], ledger = _update_transcript(run, t, modes[t.id], prev, parent, deleted)
         if ledger is not None:
             ledgers[t.id] = ledger
     for tid, prev in prev_ts.items():
@@ -152,10 +149,9 @@ def update_session(job: SessionJob) -> SessionOutcome:
     extras = _extras(run, job, new_ts, deleted)
     if changed or job.overview or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras)
-    run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
-                          [ts.summary.error for ts in new_ts.values() if ts.summary.error])
+                          [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
 
 
 def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> dict:

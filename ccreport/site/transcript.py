@@ -12,7 +12,7 @@ import orjson
 from markupsafe import Markup
 
 from ccreport.fs import WriteError
-from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, page_name
+from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import Page, paginate
@@ -50,8 +50,7 @@ class SessionRun:
     copy_tool_result: Callable | None = None  # site.toolresults.copier
     render_cache: object = None  # live.rendercache.RenderCache, in-process builds only
     kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
-    kept_docs: dict | None = None  # transcript id → {page no: search documents} read back from the tail
-    search: search.SessionSearch | None = None  # the session's search scripts
+    search: search.SessionIndex | None = None  # the session's part of the search index
     workflow_runs: dict = field(default_factory=dict)  # run id → its card (render.context.RenderContext)
     run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
 
@@ -64,7 +63,6 @@ class _Pages:
     t: Transcript
     parent_url: str | None
     state: TranscriptState
-    docs: dict
     keys: set
     renders: object  # rendercache.TranscriptRenders, or None
     rel: str  # the transcript's folder in the site
@@ -73,25 +71,20 @@ class _Pages:
 
 
 def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
-    """``resume`` when it can be continued: its usage ledger is saved, and so are the search
-    documents of its closed pages outside full chunks (which the tail script repeats and a resumed
-    read does not render again). Otherwise None: read from line 1, same pages."""
-    if resume is None or not isinstance(run.kept_ledgers.get(t.id), dict) or run.kept_docs is None:
+    """``resume`` when it can be continued: its usage ledger is saved. Otherwise None: read from
+    line 1, same pages."""
+    if resume is None or not isinstance(run.kept_ledgers.get(t.id), dict):
         return None
-    kept = run.kept_docs.get(t.id) or {}
-    closed_in_tail = [n for n in search.chunks(resume.pages, resume.hashes)[1] if n < resume.last_page]
-    return resume if all(str(n) in kept for n in closed_in_tail) else None
+    return resume
 
 
-def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[TranscriptState, dict, tuple]:
-    """The state a read starts from, the documents of the pages it keeps, and where it starts
-    (page no, line, byte offset, model carry)."""
+def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptState, tuple]:
+    """The state a read starts from and where it starts (page no, line, byte offset, model carry)."""
     state = TranscriptState(TranscriptSummary(id=t.id, kind=t.kind, label=t.label, agent_type=t.agent_type,
                                               description=t.description, size=t.size))
     if resume is None:
-        return state, {}, (1, 1, 0, None)
+        return state, (1, 1, 0, None)
     no, line, offset = resume.pages[-1]  # a resumed state has pages and a carry (plan._stale)
-    docs = {k: v for k, v in kept.items() if int(k) < no}
     state.pages = [list(p) for p in resume.pages[:-1]]
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
@@ -99,25 +92,27 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
     state.turns_mark = resume.turns_mark
-    return state, docs, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
+    return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
 def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
-                      resume: TranscriptState | None) -> tuple[TranscriptState, TranscriptUsage, dict]:
+                      resume: TranscriptState | None) -> tuple[TranscriptState, TranscriptUsage]:
     """Stream one transcript into its pages; ``resume`` (its saved state) starts the read at the
     first byte of its last page with the model state saved there, the earlier pages kept as they
     are. Search and usage come from the same read: each written page's documents, and every entry
-    through the transcript's usage ledger (resumed from the saved one). Returns the new state, the
-    ledger and the search documents of the pages kept in memory (page no (str) → documents)."""
+    through the transcript's usage ledger (resumed from the saved one). Returns the new state and
+    the ledger."""
     saved = run.kept_ledgers.get(t.id) if resume is not None else None
     # (a saved ledger is continued even when the read restarts at line 1: it counts each API response once)
     ledger = TranscriptUsage(saved)  # (TranscriptUsage ignores anything but a saved ledger)
     resume = _resumable(run, t, resume)
-    state, docs, (start_no, start_line, start_offset, carry) = _start(t, resume, (run.kept_docs or {}).get(t.id) or {})
+    state, (start_no, start_line, start_offset, carry) = _start(t, resume)
+    if run.search is not None:
+        run.search.begin(t.id, start_no)
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
     builder = Builder(carry)
-    pages = _Pages(run, t, parent, state, docs, set(state.agent_keys), renders,
+    pages = _Pages(run, t, parent, state, set(state.agent_keys), renders,
                    transcript_dir(s.project.dir_name, s.id, t.id), builder,
                    Turns.resume(state.turns, state.turns_mark) if resume is not None else Turns())
     try:
@@ -125,7 +120,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
             reader = Reader(fh, start_offset, start_line)
             entries = ledger.tap(_with_unfinished_tail(reader))
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
-                                reader, resume is None)
+                                reader)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
             state.offset = reader.offset
             state.carry_last = last.carry if last else None
@@ -141,21 +136,18 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
-    return state, ledger, docs
+    if run.search is not None:
+        run.search.end(t.id)
+    return state, ledger
 
 
-def _write_pages(pages: _Pages, paginated, reader: Reader, from_line_1: bool) -> Page | None:
-    """Write each page as it closes; every CHUNK_PAGES more closed pages, their search chunk goes
-    out and their documents leave memory (a 1 GB transcript has thousands of pages). A read from
-    line 1 (full build, or new code) makes its chunks again."""
+def _write_pages(pages: _Pages, paginated, reader: Reader) -> Page | None:
+    """Write each page as it closes (its search documents go to the session's index as it does)."""
     last = None
-    done: set = set()
     for page in paginated:
         last = page
         pages.state.hashes[str(page.no)] = write_page(pages, page, reader.pending)
         pages.state.pages.append([page.no, page.first_line, page.first_offset])
-        if page.no > 1 and (page.no - 1) % search.CHUNK_PAGES == 0:
-            pages.run.search.flush_chunks(pages.t.id, pages.state, pages.docs, done, from_line_1)
     return last
 
 
@@ -251,8 +243,8 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
 
 
 def write_page(pages: _Pages, page: Page, pending: int) -> str:
-    """Render and write one page; returns the sha256 of its HTML. Its search documents go in
-    ``pages.docs`` under its number; with a render cache, a written page also leaves its fragment
+    """Render and write one page; returns the sha256 of its HTML. Its messages go to the session's
+    search index (``run.search``); with a render cache, a written page also leaves its fragment
     (only the new or changed messages) there for live pages."""
     run = pages.run
     lines = {no for m in page.messages for no in m.lines}
@@ -268,7 +260,8 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     wrote = run.writer.write(page_rel, html)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
-    pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
+    if run.search is not None:
+        run.search.page(pages.t.id, page.no, page.messages)
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
 
 

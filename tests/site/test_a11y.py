@@ -55,7 +55,7 @@ def test_axe_no_serious_violations(corpus_site, browser, scheme):
     page.goto((site / "index.html").as_uri())
     page.fill("#search-q", "test")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#search-status[data-count]")
+    page.wait_for_selector("#search-status[data-hits]")
     found["search results"] = _serious(page, only)
     ctx.close()
     assert found == {k: [] for k in found}

@@ -19,6 +19,10 @@ from ccreport.site import session as SESSION
 from ccreport.site import transcript as T
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
+from ccreport.layout import search_docs, search_shard, search_unit_state, search_units
+from ccreport.site.search import DOCS_PER_CHUNK, unit_key
+from ccreport.site.searchindex import shard_of
+from ccreport.site.searchtext import terms
 from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, exchange, lines_of, main_file, rel_written, site_files
 from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
 
@@ -59,15 +63,17 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     written = rel_written(res, out)
     # At most four HTML pages: the open page, the session overview, the project and home indexes.
     assert len({w for w in written if w.endswith(".html")}) <= 4
-    # Plus one script: the session's search tail (its open pages' documents; the new prompt is a
-    # new search document). The project's loader (search/<project>.js) lists chunks, not counts,
-    # and the closed-page chunks never change; search/manifest.js lists projects.
+    # Plus the search files the new message touches (docs/search.md): the shards of its terms
+    # (the page's other documents are the same, so their terms' entries are too), the unit's last
+    # document chunk and its session's metadata shard (the session's last time changed).
+    key = unit_key(PROJECT, SID, "main")
+    shards = {search_shard(shard_of(t)) for t in terms("one more prompt")}
+    last_chunk = (json.loads((out / search_unit_state(key)).read_text())["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
-                       f"search/{PROJECT}/{SID}~tail.js"}
-    # No state file beside it: the tail script holds the open pages' search documents, and a prompt
-    # changes no usage ledger (the session's parts file).
+                       search_docs(key, last_chunk), search_units(key[:2])} | shards
+    # Beside them only the unit's own record (page → first document) in the state.
     state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
-    assert state == set()
+    assert state <= {search_unit_state(key)}
     assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
     assert_same_as_cold(home, out, tmp_path, opts)
 

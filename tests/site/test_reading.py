@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ccreport.site.search import read_doc_script
+
 from ccreport.model.turns import Turn
 
 JSS = "-Users-dain-workspace-JSSoundRecorder"
@@ -194,7 +196,8 @@ def test_without_script_everything_is_present_and_folded(sample_site, browser):
 def test_search_keeps_the_full_path_of_a_relative_one(corpus_site):
     """A path shown relative on the page is found by its full path in search."""
     site, _ = corpus_site
-    scripts = "".join(p.read_text() for p in (site / "search").rglob("*.js"))
+    # the document chunks (search/d/) are deflated: read them back
+    scripts = json.dumps([d for p in (site / "search" / "d").glob("*.js") for d in read_doc_script(p.read_bytes()) or []])
     html = (site / "p" / JSS / JSS_SESSION / "page-0001.html").read_text()
     full = re.search(r'<code class="path" title="(/Users/dain/workspace/JSSoundRecorder/[^"]+)">', html).group(1)
     assert json.dumps(full)[1:-1] in scripts

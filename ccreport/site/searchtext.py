@@ -1,0 +1,182 @@
+"""What search sees of a message: its documents (prompt, answer, thinking, tool call) and the
+terms of a text. assets/search.js tokenizes queries by the same rules (docs/search.md), so a
+change here is a change there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from ccreport.layout import url_name
+from ccreport.model.messages import Message
+
+# Characters kept per document part. Prompts and answers are short in practice; tool results are
+# where the bulk is (file contents, command output).
+CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
+KINDS = {"p": 0, "a": 1, "h": 2, "t": 3}  # prompt, answer, thinking, tool call (2 bits of a posting)
+WBITS = 6  # a posting's BM25 weight, quantized to 1..LEVELS
+LEVELS = (1 << WBITS) - 1
+SHIFT = WBITS + 2  # a posting: document no << SHIFT | kind << WBITS | weight
+
+# A term is a run of letters, digits and "_" (identifiers stay whole: parse_numbered), lower-cased
+# and cut at MAX_TERM characters; a run of CJK characters gives its overlapping pairs (bigrams),
+# as no spaces separate its words. JS: /[\p{L}\p{N}_]+/gu and the same CJK ranges.
+_WORD = re.compile(r"\w+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+MAX_TERM = 40
+
+
+def terms(text: str) -> list[str]:
+    """The terms of a text, in order."""
+    words = _WORD.findall(text.lower())
+    if not _CJK.search(text):
+        return [w[:MAX_TERM] for w in words]
+    out: list[str] = []
+    for w in words:
+        if not _CJK.search(w):
+            out.append(w[:MAX_TERM])
+            continue
+        pos = 0
+        for m in _CJK.finditer(w):
+            if m.start() > pos:
+                out.append(w[pos:m.start()][:MAX_TERM])
+            run = m.group()
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+            pos = m.end()
+        if pos < len(w):
+            out.append(w[pos:][:MAX_TERM])
+    return out
+
+
+# BM25 with k1 = 1.2, b = 0.75 against a fixed average length, so that a document's weight never
+# depends on the rest of the archive: an append changes only its own postings. The weight is kept
+# in WBITS bits (1–LEVELS) per posting; the query multiplies it by the term's idf.
+K1, B, AVG_LEN = 1.2, 0.75, 120.0
+_ASCII_SEP = bytes(i for i in range(128) if not (chr(i).isalnum() or chr(i) == "_"))
+_ASCII_SPLIT = bytes.maketrans(_ASCII_SEP, b" " * len(_ASCII_SEP))
+
+
+def counts(text: str) -> tuple[dict, int]:
+    """term (UTF-8 bytes: decoded once per transcript, not per message) → occurrences, and the
+    number of terms. ASCII text (most of it) takes a fast path through bytes; its terms are the
+    same as terms() gives."""
+    if text.isascii():
+        words = text.lower().encode().translate(_ASCII_SPLIT).split()
+        c = Counter(w[:MAX_TERM] for w in words) if any(len(w) > MAX_TERM for w in words) else Counter(words)
+    else:
+        words = terms(text)
+        c = Counter(w.encode("utf-8", "surrogatepass") for w in words)
+    return c, len(words)
+
+
+def weight(n: int, length: int) -> int:
+    norm = K1 * (1 - B + B * length / AVG_LEN)
+    return max(1, min(LEVELS, round(LEVELS * (n * (K1 + 1) / (n + norm)) / (K1 + 1))))
+
+
+def impacts(text: str) -> dict[bytes, int]:
+    """term (UTF-8) → quantized BM25 weight of the term in this text."""
+    c, length = counts(text)
+    table: dict[int, int] = {}
+    out = {}
+    for t, n in c.items():
+        w = table.get(n)
+        if w is None:
+            w = table[n] = weight(n, length)
+        out[t] = w
+    return out
+
+
+def idf(df: int, n: int = 1_000_000) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def _strings(value: Any, n: int) -> str:
+    """The string leaves of a JSON value (tool inputs, structured results), capped at n characters."""
+    out: list[str] = []
+    size = 0
+    stack = [value]
+    while stack and size < n:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+            size += len(v) + 1
+        elif isinstance(v, dict):
+            stack.extend(reversed([x for k, x in v.items() if k not in ("source", "signature", "data")]))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+    return " ".join(out)[:n]
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content[:CAPS["tool_result"]]
+    if isinstance(content, list):
+        parts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(parts)[:CAPS["tool_result"]]
+    return ""
+
+
+def file_of(value: Any) -> str:
+    """The file a tool call works on (its file_path/notebook_path/path input), or ''."""
+    if isinstance(value, dict):
+        for k in ("file_path", "notebook_path", "path"):
+            if isinstance(value.get(k), str):
+                return value[k]
+    return ""
+
+
+def _assistant_docs(m: Message, url: str, ts: str) -> list[list]:
+    docs: list[list] = []
+    text = "\n".join(p for t, p in m.blocks if t == "text" and isinstance(p, str) and p)[:CAPS["answer"]]
+    if text.strip():
+        docs.append(["a", url + str(m.line), ts, "", text])
+    thinking = "\n".join(p["thinking"] for t, p in m.blocks if t == "thinking" and isinstance(p, dict)
+                         and isinstance(p.get("thinking"), str))[:CAPS["thinking"]]
+    if thinking.strip():
+        docs.append(["h", url + str(m.line), ts, "", thinking])
+    for call in m.calls:
+        text = call.name + " " + _strings(call.input, CAPS["tool_input"])
+        anchor = call.line
+        if call.result is not None:
+            text += "\n" + _result_text(call.result.content)
+            anchor = call.result.line  # the result's block carries this id inside the call's <details>
+        docs.append(["t", url + str(anchor), ts, call.name + "\t" + file_of(call.input), text])
+    return docs
+
+
+def message_docs(m: Message, prefix: str) -> list[list]:
+    """[kind, url, timestamp, tool, text] documents of one message; prefix = "<sub>page-NNNN.html"
+    (a URL, relative to the session folder); tool = "<tool name>\\t<file path>" on tool calls."""
+    ts = m.timestamp or ""
+    url = prefix + "#L"
+    if m.kind == "user":
+        text = " ".join(b[1] for b in m.blocks if b[0] == "text" and isinstance(b[1], str))
+        return [["p", url + str(m.line), ts, "", text[:CAPS["prompt"]]]] if text.strip() else []
+    if m.kind == "assistant":
+        return _assistant_docs(m, url, ts)
+    if m.kind == "result":  # one block: ("tool_result", the result)
+        name = (m.late_call or {}).get("name") or "tool result"
+        return [["t", url + str(m.line), ts, name + "\t", name + "\n" + _result_text(m.blocks[0][1].content)]]
+    return []
+
+
+def page_docs(messages, prefix: str) -> list[list]:
+    """The documents of one page's messages (one that cannot be indexed is left out)."""
+    docs: list[list] = []
+    for m in messages:
+        try:
+            docs.extend(message_docs(m, prefix))
+        except Exception:  # an odd message must not cost the session its pages
+            continue
+    return docs
+
+
+def page_url(transcript_id: str, no: int) -> str:
+    """A page's URL from its session folder (each name percent-encoded once)."""
+    from ccreport.layout import page_in_session
+    rel = page_in_session(transcript_id, no)
+    return "/".join(url_name(part) for part in rel.split("/"))
