@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
-from pathlib import Path
 
-from ccreport.source.home import Catalog, Project, Session, Transcript, peek_field
-from ccreport.source.jsonl import read_entries
+from ccreport.source.home import Catalog, Project, Session, Transcript
+from ccreport.source.reading import open_transcript, peek, read_transcript
 
 TAIL_BYTES = 256 * 1024
 _TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
 
 
-def _last_stamp(path: Path) -> str | None:
-    """The newest transcript timestamp in the last TAIL_BYTES of a file (lines are appended in time order)."""
+def _last_stamp(t: Transcript) -> str | None:
+    """The newest transcript timestamp in the last TAIL_BYTES of a file (lines are appended in time
+    order); from the store when the home lost it."""
     try:
-        with open(path, "rb") as fh:
+        with open_transcript(t) as fh:
             fh.seek(0, 2)
             fh.seek(max(0, fh.tell() - TAIL_BYTES))
             stamps = _TS.findall(fh.read(TAIL_BYTES))
@@ -30,7 +30,7 @@ def last_activity(s: Session) -> str:
     """UTC to the second ("2025-11-18T00:18:57Z"): the newest timestamp written in any of the session's
     transcripts, else (no timestamps) the newest file mtime. Copied homes have meaningless mtimes,
     so what the lines say wins."""
-    stamps = [st for t in s.transcripts if (st := _last_stamp(t.path))]
+    stamps = [st for t in s.transcripts if (st := _last_stamp(t))]
     if stamps:
         return max(stamps)[:19] + "Z"
     return datetime.fromtimestamp(s.mtime_ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -46,7 +46,7 @@ def has_conversation(s: Session) -> bool:
     A session without one (an empty file, only a title or snapshots) is "empty"."""
     for t in s.transcripts:
         try:
-            if any(e.obj is not None and e.obj.get("type") in ("user", "assistant") for e in read_entries(t.path)):
+            if any(e.obj is not None and e.obj.get("type") in ("user", "assistant") for e in read_transcript(t)):
                 return True
         except OSError:
             continue
@@ -64,4 +64,4 @@ def project_path(p: Project) -> str:
     """The project's real path: the first recorded cwd in its transcripts, newest session first, else
     Claude Code's folder name (the encoding is lossy, so the name cannot be decoded back)."""
     order: list[Transcript] = [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
-    return next((cwd for t in order if (cwd := peek_field(t.path, "cwd", limit=64 * 1024))), p.dir_name)
+    return next((cwd for t in order if (cwd := peek(t, "cwd", limit=64 * 1024))), p.dir_name)
