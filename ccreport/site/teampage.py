@@ -31,7 +31,7 @@ def team_view(s: Session, facts: list[dict]) -> dict | None:
     home = s.project.path.parent.parent
     members, tasks, sources = dict(merged["members"]), list(merged["tasks"].values()), []
     for name in merged["teams"]:
-        files = read_team(home, name)
+        files = read_team(home, name, s.store)
         if files.config is not None:
             for who, m in _members_from_config(files.config).items():
                 members[who] = dict(members.get(who, {}), **m)

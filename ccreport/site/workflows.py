@@ -22,8 +22,8 @@ from ccreport.source.home import Session
 from ccreport.source.workflows import RunFiles, find_runs, read_text
 
 
-def _summary(run: RunFiles) -> tuple[dict | None, str]:
-    raw, _ = read_text(run.summary)
+def _summary(s: Session, run: RunFiles) -> tuple[dict | None, str]:
+    raw, _ = read_text(s, run.summary)
     try:
         data = orjson.loads(raw) if raw else None
     except orjson.JSONDecodeError:
@@ -43,8 +43,8 @@ def run_cards(s: Session) -> tuple[list[RunFiles], dict]:
     runs = find_runs(s)
     cards = {}
     for r in runs:
-        summary, _ = _summary(r)
-        steps = journal_steps(read_text(r.journal)[0])
+        summary, _ = _summary(s, r)
+        steps = journal_steps(read_text(s, r.journal)[0])
         cards[r.run_id] = {"url": f"{run_url(s.project.dir_name, s.id, r.run_id)}/{INDEX}", "status": _status(summary, steps),
                            "steps": len(steps), "agents": sum(1 for a in s.agents if a.workflow_run == r.run_id)}
     return runs, cards
@@ -59,10 +59,10 @@ def write_runs(s: Session, runs: list[RunFiles], writer: Writer, project_title: 
         root = depth_root(rel)
         agents = [a for a in s.agents if a.workflow_run == r.run_id]
         links = {a.id: f"{root}{transcript_url(pdir, s.id, a.id)}/{page_name(1)}" for a in agents}
-        journal, journal_cut = read_text(r.journal)
+        journal, journal_cut = read_text(s, r.journal)
         steps = journal_steps(journal)
-        summary, raw = _summary(r)
-        script, script_cut = read_text(r.script)
+        summary, raw = _summary(s, r)
+        script, script_cut = read_text(s, r.script)
         call = agent_calls.get(r.run_id)
         view = {"id": r.run_id, "status": _status(summary, steps), "steps": steps,
                 "name": summary.get("workflowName") or summary.get("name") if summary else None,

@@ -14,8 +14,8 @@ _TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
 
 
 def _last_stamp(t: Transcript) -> str | None:
-    """The newest timestamp in the last TAIL_BYTES of a transcript (lines are appended in time order);
-    one the home lost is read from the source store."""
+    """The newest transcript timestamp in the last TAIL_BYTES of a file (lines are appended in time
+    order); from the store when the home lost it."""
     try:
         with open_transcript(t) as fh:
             fh.seek(0, 2)
@@ -64,4 +64,4 @@ def project_path(p: Project) -> str:
     """The project's real path: the first recorded cwd in its transcripts, newest session first, else
     Claude Code's folder name (the encoding is lossy, so the name cannot be decoded back)."""
     order: list[Transcript] = [t for s in sorted(p.sessions.values(), key=lambda s: -s.mtime_ns) for t in s.transcripts]
-    return next((cwd for t in order if (cwd := peek(t, "cwd", 64 * 1024))), p.dir_name)
+    return next((cwd for t in order if (cwd := peek(t, "cwd", limit=64 * 1024))), p.dir_name)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained
+from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained, custom_title
 from ccreport.source.store import Store
 
 # Home files kept beside the transcripts (FORMAT.md §13): a folder and how deep its files lie.
@@ -55,7 +55,8 @@ def _keep_session(store: Store, home: Path, s: Session, today: str) -> None:
         r = rel(home, t.path)
         if store.keep(r, t.path, (t.size, t.mtime_ns, t.inode)) == "gone":
             continue
-        rec["transcripts"][t.id] = [t.kind, r, t.layout, t.agent_type, t.description, t.tool_use_id]
+        rec["transcripts"][t.id] = [t.kind, r, t.layout, t.agent_type, t.description, t.tool_use_id,
+                                    t.parent_agent_id, t.spawn_depth, t.workflow_run]
         files.add(r)
         if t.layout == "subagents":
             found: list = []
@@ -73,9 +74,11 @@ def _keep_session(store: Store, home: Path, s: Session, today: str) -> None:
     store.index["sessions"][key] = rec
 
 
-def _keep_folder(store: Store, home: Path, folder: Path) -> list[str]:
-    """Every regular file of a folder of write-once files (tool results, file-history backups),
-    listed again only when the folder's mtime moved."""
+def _keep_folder(store: Store, home: Path, folder: Path, write_once: bool = True) -> list[str]:
+    """Every regular file of a folder, listed again only when the folder's mtime moved. In a folder
+    of write-once files (tool results, file-history backups) that is all; elsewhere (journals that
+    grow, summaries and titles rewritten in place, which leave the folder's mtime alone) each known
+    file is kept again by its stat."""
     r = rel(home, folder)
     try:
         stamp = os.stat(folder).st_mtime_ns
@@ -83,6 +86,9 @@ def _keep_folder(store: Store, home: Path, folder: Path) -> list[str]:
         return []
     dirs = store.index["dirs"]
     if r in dirs and dirs[r][0] == stamp and len(dirs[r]) > 2:
+        if not write_once:
+            for f in dirs[r][1]:
+                _keep_file(store, home, home / f)
         return dirs[r][1]
     found: list = []
     try:
@@ -101,8 +107,8 @@ def _keep_folder(store: Store, home: Path, folder: Path) -> list[str]:
 
 
 def _keep_tree(store: Store, home: Path, folder: Path, depth: int) -> list[str]:
-    """``_keep_folder`` of a folder and of its sub-folders ``depth`` levels down."""
-    found = list(_keep_folder(store, home, folder))
+    """``_keep_folder`` of a session's folder and of its sub-folders ``depth`` levels down."""
+    found = list(_keep_folder(store, home, folder, write_once=folder.name == "tool-results"))
     entry = store.index["dirs"].get(rel(home, folder))
     if depth > 1 and entry is not None and len(entry) > 2:
         for name in entry[2]:
@@ -158,12 +164,15 @@ def _today() -> str:
 
 
 def _stored(store: Store, home: Path, tid: str, row: list) -> Transcript | None:
-    kind, r, layout, agent_type, description, tool_use_id = row
+    kind, r, layout, agent_type, description, tool_use_id = row[:6]
     stat = store.files.get(r)
     if stat is None:
         return None
+    # What the home's listing read of a sub-agent (meta.json, its folder) and the pages show; records
+    # written before these were kept have six fields.
+    parent, depth, run = (list(row[6:9]) + [None, None, None])[:3]
     return Transcript(tid, kind, home / r, stat[0], stat[1], stat[2], agent_type, description, tool_use_id,
-                      layout, store=str(store.root), store_key=r)
+                      layout, parent, depth, run, store=str(store.root), store_key=r)
 
 
 def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, rec: dict,
@@ -187,9 +196,24 @@ def _merged_session(store: Store, catalog: Catalog, project: Project, sid: str, 
     s.agents.sort(key=agent_order)  # as discovery orders them
     if s.tool_results_dir is None and rec.get("tool_results"):
         s.tool_results_dir = home / rec["tool_results"]
+    s.kept = tuple(rec["files"])
+    if s.custom_title is None:
+        s.custom_title = _kept_title(store, project, sid, s.kept)
     if have is None and project.dir_name not in catalog.unlisted:
         s.gone = rec.get("seen") or "an unknown date"
     return s
+
+
+def _kept_title(store: Store, project: Project, sid: str, kept: tuple[str, ...]) -> str | None:
+    """The /rename title of a session whose custom-title.json the home lost."""
+    r = f"projects/{project.dir_name}/{sid}/custom-title.json"
+    if r not in kept:
+        return None
+    try:
+        return custom_title(store.read_bytes(r))
+    except OSError as exc:  # a corrupt entry (StoreCorrupt): reported, the session keeps its other title
+        store.problems.append(f"store entry {r}: {exc}")
+        return None
 
 
 def home_files(catalog: Catalog) -> set[str]:

@@ -99,6 +99,9 @@ class Session:
     custom_title: str | None = None  # <session>/custom-title.json (written by /rename, 2.1.2xx)
     store: str | None = None  # the source store keeping its files (tool results are read there when gone)
     gone: str | None = None  # "kept by the archive": no file left in the home; the date it was last seen
+    # The home paths of the session's files the store keeps (set by archive.merge): its side files
+    # (custom-title.json, Workflow runs) are found there when the home lost them.
+    kept: tuple[str, ...] = ()
 
     @property
     def transcripts(self) -> list[Transcript]:
@@ -329,8 +332,19 @@ def _read_custom_title(path: Path, root: Path) -> str | None:
     if not contained(path, root):
         return None
     try:
-        data = orjson.loads(path.read_bytes()) if path.stat().st_size < 64 * 1024 else None
-    except (OSError, orjson.JSONDecodeError):
+        return custom_title(path.read_bytes()) if path.stat().st_size < TITLE_MAX else None
+    except OSError:
         return None
-    title = data.get("customTitle") if isinstance(data, dict) else None
+
+
+TITLE_MAX = 64 * 1024
+
+
+def custom_title(data: bytes) -> str | None:
+    """The title in a custom-title.json's bytes (None: not JSON, or no title in it)."""
+    try:
+        obj = orjson.loads(data) if len(data) < TITLE_MAX else None
+    except orjson.JSONDecodeError:
+        return None
+    title = obj.get("customTitle") if isinstance(obj, dict) else None
     return title.strip()[:300] if isinstance(title, str) and title.strip() else None

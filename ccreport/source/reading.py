@@ -39,15 +39,18 @@ def peek(t: Transcript, key: str, limit: int = 64 * 1024) -> str | None:
     return None
 
 
-def read_session_file(s: Session, path: Path) -> bytes:
-    """A file of the session's folder (a tool result): from the home, else from the store."""
+def read_session_file(s: Session, path: Path, limit: int | None = None) -> bytes:
+    """A file of the session's folder (a tool result, a Workflow journal): from the home, else from
+    the store. ``limit``: at most that many bytes are read."""
     try:
-        return path.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read(-1 if limit is None else limit)
     except FileNotFoundError:
         if s.store is None:
             raise
     home = s.project.path.parent.parent
-    return Store(Path(s.store)).read_bytes(path.relative_to(home).as_posix())
+    with Store(Path(s.store)).open(path.relative_to(home).as_posix()) as fh:
+        return fh.read(-1 if limit is None else limit)
 
 
 def read_home_file(home: Path, store: Path | None, relpath: str) -> bytes:

@@ -1,6 +1,7 @@
 """The files of a session's Workflow runs (FORMAT.md §13.1): for each run folder under
 ``<session>/subagents/workflows/wf_<id>/``, its journal, its summary (``<session>/workflows/wf_<id>.json``)
-and its script (``<session>/workflows/scripts/<name>-wf_<id>.js``). Listed, never interpreted here.
+and its script (``<session>/workflows/scripts/<name>-wf_<id>.js``), in the home or, when the home lost
+them, in the source store. Listed, never interpreted here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ccreport.source.home import Session, contained
+from ccreport.source.reading import read_session_file
 
 RUN_RE = re.compile(r"^wf_[A-Za-z0-9_-]{1,80}$")
 # What a run page may show of a file: journals and scripts are small; a bigger one is cut.
@@ -41,35 +43,66 @@ def session_folder(s: Session) -> Path:
     return s.project.path / s.id
 
 
+class _Where:
+    """Where a session's files are: the home's copy when it has one, else the store's (Session.kept)."""
+
+    def __init__(self, s: Session):
+        self.home = s.project.path.parent.parent
+        self.kept = set(s.kept)
+        self.projects = s.project.path.parent
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.home).as_posix()
+
+    def names(self, folder: Path) -> list[str]:
+        """The names in ``folder`` (files and folders), in the home or in the store."""
+        found = set(_names(folder))
+        prefix = self._rel(folder) + "/"
+        found.update(r[len(prefix):].split("/", 1)[0] for r in self.kept if r.startswith(prefix))
+        return sorted(found)
+
+    def dir_ok(self, path: Path) -> bool:
+        if os.path.lexists(path):  # the home has it: the home decides (a link out of it is refused)
+            return path.is_dir() and contained(path, self.projects)
+        prefix = self._rel(path) + "/"
+        return any(r.startswith(prefix) for r in self.kept)
+
+    def file_ok(self, path: Path) -> bool:
+        if os.path.lexists(path):
+            return path.is_file() and contained(path, self.projects)
+        return self._rel(path) in self.kept
+
+
 def find_runs(s: Session) -> list[RunFiles]:
-    """The session's workflow runs, by id; files linked out of the home are left out."""
+    """The session's workflow runs, by id (from the store when the home lost their files); files
+    linked out of the home are left out."""
     sdir = session_folder(s)
-    home = s.project.path.parent
+    where = _Where(s)
     runs: dict[str, RunFiles] = {}
     wdir = sdir / "subagents" / "workflows"
-    for name in _names(wdir):
-        if RUN_RE.match(name) and (wdir / name).is_dir() and contained(wdir / name, home):
+    for name in where.names(wdir):
+        if RUN_RE.match(name) and where.dir_ok(wdir / name):
             journal = wdir / name / "journal.jsonl"
-            runs[name] = RunFiles(name, wdir / name, journal if _file_ok(journal, home) else None)
-    for name in _names(sdir / "workflows"):
+            runs[name] = RunFiles(name, wdir / name, journal if where.file_ok(journal) else None)
+    for name in where.names(sdir / "workflows"):
         stem = name[:-len(".json")]
-        if name.endswith(".json") and RUN_RE.match(stem) and _file_ok(sdir / "workflows" / name, home):
+        if name.endswith(".json") and RUN_RE.match(stem) and where.file_ok(sdir / "workflows" / name):
             runs.setdefault(stem, RunFiles(stem, None)).summary = sdir / "workflows" / name
     scripts = sdir / "workflows" / "scripts"
-    for name in _names(scripts):
+    for name in where.names(scripts):
         m = re.search(r"-?(wf_[A-Za-z0-9_-]+)\.js$", name)
-        if m and RUN_RE.match(m.group(1)) and _file_ok(scripts / name, home):
+        if m and RUN_RE.match(m.group(1)) and where.file_ok(scripts / name):
             runs.setdefault(m.group(1), RunFiles(m.group(1), None)).script = scripts / name
     return [runs[k] for k in sorted(runs)]
 
 
-def read_text(path: Path | None) -> tuple[str, bool]:
-    """(text, cut): the file's first READ_MAX bytes as text ("" when missing or unreadable)."""
+def read_text(s: Session, path: Path | None) -> tuple[str, bool]:
+    """(text, cut): the first READ_MAX bytes of a file find_runs listed, as text ("" when missing or
+    unreadable); from the store when the home lost it."""
     if path is None:
         return "", False
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(READ_MAX + 1)
+        data = read_session_file(s, path, READ_MAX + 1)
     except OSError:
         return "", False
     return data[:READ_MAX].decode("utf-8", errors="replace"), len(data) > READ_MAX
@@ -80,7 +113,3 @@ def _names(folder: Path) -> list[str]:
         return sorted(os.listdir(folder))
     except OSError:
         return []
-
-
-def _file_ok(path: Path, home: Path) -> bool:
-    return path.is_file() and contained(path, home)

@@ -15,7 +15,7 @@ from ccreport.live.serve import Running, make_server
 from ccreport.site.build import Options, build
 from serve_helpers import PROJECT, SID, make_live_home
 
-DATA_PATHS = ["/api/sessions/%s/transcript" % SID, f"/search/{PROJECT}.js", "/search/manifest.js", "/__live",
+DATA_PATHS = ["/api/sessions/%s/transcript" % SID, "/search/manifest.js", "/__live",
               f"/p/{PROJECT}/{SID}/page-0001.html", "/"]
 
 
@@ -79,7 +79,7 @@ def test_every_answer_carries_the_safety_headers(served):
                                      {"Origin": "http://localhost:8733"}, {"Origin": "null"},
                                      {"Referer": "http://127.0.0.1:8733/evil.html"}, {"Origin": "http://evil.example"}])
 def test_other_origins_get_no_data_nor_scripts(served, headers):
-    for path in DATA_PATHS[:4]:
+    for path in DATA_PATHS[:3]:
         status, _, body = raw(served, path, {"Host": own(served), **headers})
         assert status == 403, (headers, path)
         assert b"prompt number" not in body and b"ccreportSearch" not in body
@@ -97,10 +97,10 @@ def test_own_origin_and_navigation_from_elsewhere_still_work(served):
 
 EVIL_PAGE = """<!doctype html><meta charset=utf-8><title>evil</title><script>
 window.got = {script: null, fetch: null, done: 0};
-window.ccreportSearch = {add: function (d) { window.got.script = JSON.stringify(d).length; },
-                         chunk: function () {}, project: function () {}, tail: function () {}};
+// Whatever the index scripts call (manifest, units, terms, docs…) records what it was given.
+window.ccreportSearch = new Proxy({}, {get: () => function (d) { window.got.script = JSON.stringify(d).length; }});
 </script>
-<script src="http://127.0.0.1:PORT/search/PROJECT.js" onload="got.done++" onerror="got.done++"></script>
+<script src="http://127.0.0.1:PORT/search/manifest.js" onload="got.done++" onerror="got.done++"></script>
 <script>
 fetch("http://127.0.0.1:PORT/api/sessions/SID/transcript", {mode: "no-cors"})
   .then(r => r.text()).then(t => { got.fetch = t.length; }).catch(e => { got.fetch = -1; })

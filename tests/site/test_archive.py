@@ -84,6 +84,30 @@ def test_deleted_home_is_rerendered_from_the_store_byte_for_byte(tmp_path, sourc
     assert "kept by the archive — source removed, last seen" in text
 
 
+def test_side_files_the_home_lost_are_rerendered_from_the_store(tmp_path):
+    """The 2.1.2xx side files (FORMAT.md §13) come back from the store too once the home lost them: a
+    Workflow run (summary, script, journal), a /rename title (custom-title.json) and a team board
+    (teams/, tasks/, which TeamDelete erases)."""
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    out, cold = tmp_path / "site", tmp_path / "cold"
+    opts = Options(jobs=1, page_size=5)
+    assert build(home, cold, opts).errors == [] and build(home, out, opts).errors == []
+    for folder in ("projects", "teams", "tasks"):
+        shutil.rmtree(home / folder)
+    (home / "projects").mkdir()
+    _forced_full(out)
+    res = build(home, out, opts)
+    assert res.errors == [] and res.archived == res.sessions > 0
+    _compare(out, cold)
+    atlas = out / "p" / "-home-dana-atlas"
+    run = page_text(atlas / "90e61059-2a7b-527a-9fe4-7ccd0eb689e0" / "workflow-wf_3c9e1a27-4b1" / "index.html")
+    assert "bench-tiles-wf_3c9e1a27-4b1.js" in run and "p50 840 ms → 11 ms" in run  # script, journal
+    assert "Atlas: tile cache task board" in page_text(atlas / "index.html")  # custom-title.json
+    team = page_text(atlas / "90e61059-2a7b-527a-9fe4-7ccd0eb689e0" / "index.html")
+    assert "tasks/atlas-perf/ in the Claude home" in team and "Review the cache fix" in team
+
+
 def test_restore_round_trip_and_refusal(tmp_path):
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))

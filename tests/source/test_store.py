@@ -226,3 +226,31 @@ def test_killed_builds_then_rebuild_and_restore_round_trip(tmp_path):
     originals = {p.relative_to(home).as_posix(): p.read_bytes() for p in (home / "projects").rglob("*") if p.is_file()}
     restored = {p.relative_to(back).as_posix(): p.read_bytes() for p in back.rglob("*") if p.is_file()}
     assert restored == originals
+
+
+def test_session_folder_files_changed_in_place_are_kept_again(tmp_path):
+    """A Workflow journal grows and a custom-title.json is rewritten in place without moving their
+    folder's mtime: the store still takes the new bytes (only tool-results/ is write-once)."""
+    import shutil
+
+    from ccreport.source.archive import sync
+    from ccreport.source.home import discover
+
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    sdir = home / "projects" / "-home-dana-atlas" / "90e61059-2a7b-527a-9fe4-7ccd0eb689e0"
+    journal = sdir / "subagents" / "workflows" / "wf_3c9e1a27-4b1" / "journal.jsonl"
+    title = sdir / "custom-title.json"
+    title.write_bytes(b'{"customTitle":"first"}')
+    sync(discover(home), Store(tmp_path / "store"))
+    stamps = {d: os.stat(d).st_mtime_ns for d in (journal.parent, sdir)}
+    with open(journal, "ab") as fh:
+        fh.write(b'{"type":"run_end","status":"completed"}\n')
+    with open(title, "r+b") as fh:  # in place: same inode, the folder untouched
+        fh.write(b'{"customTitle":"again, longer"}')
+    for d, ns in stamps.items():
+        os.utime(d, ns=(ns, ns))
+    sync(discover(home), Store(tmp_path / "store"))
+    st = Store(tmp_path / "store")
+    for f in (journal, title):
+        assert st.read_bytes(f.relative_to(home).as_posix()) == f.read_bytes()
