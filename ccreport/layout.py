@@ -80,6 +80,18 @@ def tool_results_dir(project: str, session_id: str) -> str:
     return session_dir(project, session_id) + "/tool-results"
 
 
+def file_history_dir(project: str, session_id: str) -> str:
+    """Copies of the session's file-history backups (the file before an edit)."""
+    return session_dir(project, session_id) + "/file-history"
+
+
+PLANS_DIR = "plans"  # one page per plans/*.md of the home, and their list
+
+
+def plan_page(name: str) -> str:
+    return f"{PLANS_DIR}/{name}.html"
+
+
 def search_project(project: str) -> str:
     """A project's search script; its sessions' chunk and tail scripts sit in ``search_folder``."""
     return f"{SEARCH_DIR}/{project}.js"

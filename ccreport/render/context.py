@@ -56,6 +56,11 @@ class RenderContext:
     # name of a file in the session's tool-results/ → URL of its copy in the site (None: not there);
     # set by the build, which copies a file the first time a <persisted-output> names it.
     copy_tool_result: object = None
+    # Home files (site.extras): plan file name → site-relative URL of its page, and tool call id →
+    # site-relative URL of the file as it was before that edit (file-history). Only the names this
+    # page's calls use: plain data, keyed as it is by the render cache.
+    plan_urls: dict = field(default_factory=dict)
+    file_before: dict = field(default_factory=dict)
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative

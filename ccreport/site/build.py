@@ -17,7 +17,10 @@ from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site import search
 from ccreport.site.indexes import project_title, write_indexes
-from ccreport.site.keep import Kept, finish, gone_keys, keep_sources
+from ccreport.site.extras import HomeExtras, for_session
+from ccreport.site.extras import load as load_extras
+from ccreport.site.homepages import show_home
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -66,6 +69,7 @@ class _Run:
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
     kept: Kept | None = None  # the source store's side of this build (site.keep)
+    home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -78,11 +82,14 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     catalog = f.catalog if f.catalog is not None else discover(home)
     run = _start(out, opts, f, catalog, started)
     jobs = _plan_sessions(run)
+    for j in jobs:
+        j.home = for_session(run.home, j.session.id)
     try:
         _run_jobs(run, jobs, progress)
     finally:
         run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
     run.res.stamps["sessions"] = time.time()
+    show_home(run, jobs)
     _prune_vanished(run)
     _write_indexes(run, jobs)
     run.res.written.extend(str(p) for p in run.writer.written)
@@ -106,7 +113,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     kept = keep_sources(catalog, out, opts, st, f.only_projects)
     res.cleanup = kept.cleanup
     run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
-               kept=kept)
+               kept=kept, home=load_extras(catalog.home, store_dir(out, opts)))
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
@@ -254,4 +261,5 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     rendered = None if full else {(j.session.project.dir_name, j.session.id) for j in jobs}
     search.bundle(run.catalog, run.titles, run.writer, run.indexed, only=None if full else run.dirty | no_bundle,
                   rendered=rendered)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)
+    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
+                  plans=len(run.home.plan_urls) if run.home is not None else 0)

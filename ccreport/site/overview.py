@@ -64,7 +64,8 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
 
 
 def write_session_overview(s: Session, info: SessionInfo, states: list[TranscriptState], writer: Writer,
-                           project_title: str) -> None:
+                           project_title: str, home: dict | None = None) -> None:
+    """``home``: its section of home files (site.extras.section)."""
     rel = session_dir(s.project.dir_name, s.id)
     root = depth_root(rel)
     groups = []
@@ -81,6 +82,6 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     html = env().get_template("session.html").render(
-        **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
+        **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
         usage=usage_view(info.usage_report, "This session: activity per day"))
     writer.write(f"{rel}/{INDEX}", html)

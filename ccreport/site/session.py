@@ -16,6 +16,8 @@ from ccreport.layout import INDEX, LATEST, page_name, page_no, session_dir, tool
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search
+from ccreport.site.extras import SessionHome, digest, section
+from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
@@ -41,6 +43,7 @@ class SessionJob:
     render_cache: object = None  # live.rendercache.RenderCache (in-process builds only)
     warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
     overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
+    home: SessionHome | None = None  # its share of the home files (site.extras)
 
 
 @dataclass
@@ -86,6 +89,8 @@ def _new_run(job: SessionJob) -> SessionRun:
         copy_tool_result=copier(s.tool_results_dir, tool_results_dir(pdir, s.id), writer,
                                 partial(read_session_file, s)),
         render_cache=job.render_cache, search=search.SessionSearch(writer, pdir, s.id),
+        before_edits=BeforeEdits(job.home.files(), pdir, s.id, writer) if job.home is not None else None,
+        plan_urls=job.home.plan_urls if job.home is not None else {},
         # The previous run's usage ledgers (in the state) and tail documents (read back from the tail script).
         kept_ledgers=(old.ledgers if old is not None else {}),
         kept_docs=search.load_tail_docs(job.out, pdir, s.id) if old is not None else None)
@@ -138,10 +143,13 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
-    if changed or job.overview or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
-        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title)
+    home = section(job.home, s.id, list(new_ts.values()))
+    moved = old is None or old.home_digest != digest(home)
+    if changed or job.overview or moved or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, home)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)
+    state.home_digest = digest(home)
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 

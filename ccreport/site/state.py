@@ -28,7 +28,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-FORMAT = 5  # 5: typed session state (nested summary); 4: usage ledgers in the session file
+FORMAT = 6  # 6: typed prompts per transcript; 5: typed session state (nested summary); 4: usage ledgers
 HEAD_BYTES = 64 * 1024
 
 
@@ -88,6 +88,7 @@ class TranscriptState:
     parent_url: str | None = None  # the back-link rendered on an agent's pages
     meta: list | None = None  # [agent_type, description] from its meta.json
     dir_mtime_ns: int | None = None  # its output folder's mtime after the build (site/plan.py)
+    typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
 
     @property
     def last_page(self) -> int:
@@ -120,13 +121,15 @@ class SessionState:
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
     format: int = FORMAT
+    home_digest: str = ""  # of the home-file section its overview shows (site.extras): rewritten when it moves
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
         return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {})
+                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
+                   home_digest=data.get("home_digest") or "")
 
 
 def render_options(opts) -> dict:

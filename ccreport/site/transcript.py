@@ -12,19 +12,22 @@ import orjson
 from markupsafe import Markup
 
 from ccreport.layout import LATEST, depth_root, page_in_session, page_name, project_url, session_url, transcript_dir
-from ccreport.model.messages import Builder, title_of
+from ccreport.model.messages import Builder, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.usage import TranscriptUsage
 from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env
+from ccreport.render.tools.base import extra_of, input_of
+from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
+from ccreport.source.homefiles import prompt_key
 from ccreport.source.jsonl import MALFORMED_KEEP, Entry, Reader, parse_line
 from ccreport.source.reading import open_transcript
 
@@ -44,6 +47,8 @@ class SessionRun:
     kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
     kept_docs: dict | None = None  # transcript id → {page no: search documents} read back from the tail
     search: search.SessionSearch | None = None  # the session's search scripts
+    before_edits: object = None  # site.filehistory.BeforeEdits: the file before an edit
+    plan_urls: dict = field(default_factory=dict)  # plan file name → URL of its page (site.extras)
 
 
 @dataclass
@@ -84,6 +89,7 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
+    state.typed = [x for x in resume.typed if x[0] < line]
     return state, docs, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -108,6 +114,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
             entries = ledger.tap(_with_unfinished_tail(reader, fh))
+            if run.before_edits is not None:
+                entries = run.before_edits.tap(entries)
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader, resume is None)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
@@ -195,7 +203,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     run = pages.run
     lines = {no for m in page.messages for no in m.lines}
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
-                        copy_tool_result=run.copy_tool_result)
+                        copy_tool_result=run.copy_tool_result, **home_links(run, page))
     parts = []
     if pages.renders is not None:
         pages.renders.begin_page()
@@ -203,6 +211,8 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
         with colours_in_browser():
             parts.append(pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx))
         _note_calls(pages, page, m)
+        if m.kind == "user" and pages.t.kind == "main" and isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
+            pages.state.typed.append([m.line, prompt_key(typed)])  # history.jsonl is matched on these
     body = "\n".join(parts) if parts else '<p class="dim">This transcript is empty.</p>'
     args = _page_template_args(pages, page, lines, pending, body)
     html = env().get_template("page.html").render(**args)
@@ -212,6 +222,15 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
         _remember_page(pages, page_rel, dict(zip((f"L{m.line}" for m in page.messages), parts)), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
+
+
+def home_links(run: SessionRun, page: Page) -> dict:
+    """The plan pages and file-history backups this page's calls link to (RenderContext fields)."""
+    calls = [c for m in page.messages for c in m.calls]
+    plans = {n: run.plan_urls[n] for c in calls for p in plan_paths(c.name, input_of(c), extra_of(c))
+             if (n := plan_name(p)) in run.plan_urls}
+    before = run.before_edits.urls({c.id for c in calls}, page.first_line) if run.before_edits is not None else {}
+    return {"plan_urls": plans, "file_before": before}
 
 
 def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: dict) -> None:
