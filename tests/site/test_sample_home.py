@@ -12,15 +12,18 @@ from pathlib import Path
 from util import SAMPLE_HOME
 
 OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles")
+HOME_FILES = ("history.jsonl", "plans", "todos", "file-history")  # make_home_files.py
 
 
 def _files(root: Path) -> dict[str, bytes]:
+    tops = [root / "projects" / name for name in OWNED] + [root / name for name in HOME_FILES]
     return {p.relative_to(root).as_posix(): p.read_bytes()
-            for name in OWNED for p in sorted((root / "projects" / name).rglob("*")) if p.is_file()}
+            for top in tops for p in sorted([top, *top.rglob("*")] if top.is_dir() else [top]) if p.is_file()}
 
 
 def test_committed_files_are_what_the_generator_writes(tmp_path):
     shutil.copy(SAMPLE_HOME / "make_sample.py", tmp_path / "make_sample.py")
+    shutil.copy(SAMPLE_HOME / "make_home_files.py", tmp_path / "make_home_files.py")
     subprocess.run([sys.executable, str(tmp_path / "make_sample.py")], check=True, capture_output=True)
     fresh, committed = _files(tmp_path), _files(SAMPLE_HOME)
     assert sorted(fresh) == sorted(committed)
