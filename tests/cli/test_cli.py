@@ -142,7 +142,8 @@ def test_build_prints_the_closing_summary(tmp_path):
     assert sessions == len([d for d in (out / "p").glob("*/*") if d.is_dir()])
     assert pages == len(list((out / "p").rglob("page-*.html")))
     assert transcripts == len(list((out / "p").rglob("latest.html"))) + sum(
-        1 for d in (out / "p").glob("*/*") if d.is_dir() and not list(d.glob("page-*.html")))
+        1 for d in (out / "p").glob("*/*") if d.is_dir() and not list(d.glob("page-*.html"))
+        and "prompts only:" not in (d / "index.html").read_text())  # (history.jsonl only: no transcript)
     assert messages > 0 and malformed >= 1  # sample_home has one cut line
     assert (out / "index.html").is_file()
 
