@@ -94,7 +94,6 @@ def _prompts_only(run, ex: HomeExtras) -> None:
         if _write_prompts_only(run, pdir, info, prompts):
             run.dirty.add(pdir)
         run.rows.setdefault(pdir, []).append(info)
-        run.res.count(info)  # (a session folder of the site, with no transcript)
     if added:
         run.catalog = replace(run.catalog, projects=[by_dir[n] for n in sorted(by_dir)])
 
