@@ -123,6 +123,18 @@ def tool_results_url(project: str, session_id: str) -> str:
     return session_url(project, session_id) + "/tool-results"
 
 
+def file_history_dir(project: str, session_id: str) -> str:
+    """Copies of the session's file-history backups (the file before an edit)."""
+    return session_dir(project, session_id) + "/file-history"
+
+
+PLANS_DIR = "plans"  # one page per plans/*.md of the home, and their list
+
+
+def plan_page(name: str) -> str:
+    return f"{PLANS_DIR}/{name}.html"
+
+
 def search_shard(n: int) -> str:
     """A term shard of the search index (terms → postings), by the hash of the term's first letters."""
     return f"{SEARCH_DIR}/t/{n:03x}.js"

@@ -42,6 +42,8 @@ import zlib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import make_home_files  # (beside this script)
+
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
 # Folders this script owns (and rewrites from scratch); anything else under projects/ is left alone.
@@ -180,6 +182,11 @@ CART_PY_FIXED = CART_PY.replace(
 ).replace("from decimal import Decimal\n", "import unicodedata\nfrom decimal import Decimal\n")
 
 
+def cart_backup() -> str:
+    """The file-history name of cart.py's backup before alice's Edit (<16 hex>@v<version>)."""
+    return hexid("/home/alice/webshop/shop/cart.py", 16) + "@v1"
+
+
 def pytest_output(n: int = 280) -> str:
     names = ["test_total_empty", "test_total_many", "test_invoice_name_ascii", "test_invoice_name_umlaut",
              "test_invoice_name_cjk", "test_invoice_name_emoji", "test_discount_rounding", "test_vat_de",
@@ -229,10 +236,14 @@ def project_alice() -> None:
                                               "numLines": 2})
     old = '    # Names go into the PDF header as Latin-1.\n    return customer.full_name.encode("latin-1").decode("ascii")'
     new = '    # Names go into the PDF header; keep every character (Jürgen, 山田, 🎉).\n    return unicodedata.normalize("NFC", customer.full_name)'
-    t.assistant("msg_01AliceCheckout0003", [
+    edit = t.assistant("msg_01AliceCheckout0003", [
         text("Gefunden: `invoice_name` kodiert nach Latin-1 und dekodiert dann als ASCII – das scheitert an jedem Umlaut."),
         tool("Edit", "toolu_01EditCart", file_path=f"{cwd}/shop/cart.py", old_string=old, new_string=new, replace_all=False),
     ], usage(6, 240, read=14600, write=420), stop="tool_use")
+    # The backup of cart.py made just before the Edit (file-history/<session>/, make_home_files.py).
+    t.add({"type": "file-history-snapshot", "messageId": edit[-1]["uuid"], "isSnapshotUpdate": True, "snapshot": {
+        "messageId": prompt_uuid, "timestamp": "2025-11-03T09:14:01.000Z", "trackedFileBackups": {"shop/cart.py": {
+            "backupFileName": cart_backup(), "version": 1, "backupTime": edit[-1]["timestamp"]}}}})
     t.result("toolu_01EditCart", f"The file {cwd}/shop/cart.py has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     5\tdef invoice_name(customer) -> str:\n     6\t    # Names go into the PDF header; keep every character (Jürgen, 山田, 🎉).\n     7\t    return unicodedata.normalize(\"NFC\", customer.full_name)", {
         "filePath": f"{cwd}/shop/cart.py", "oldString": old, "newString": new, "originalFile": CART_PY,
         "replaceAll": False, "userModified": False,
@@ -525,6 +536,7 @@ def main(argv: list[str]) -> int:
 
     make_modern.write(PROJECTS)
     make_modern_tools.main()
+    make_home_files.write(HERE)
     total = sum(p.stat().st_size for name in OWNED for p in (PROJECTS / name).rglob("*") if p.is_file())
     print(f"sample_home: {sum(1 for n in OWNED for p in (PROJECTS / n).rglob('*') if p.is_file())} files, {total:,} bytes under {PROJECTS}")
     return 0

@@ -60,6 +60,11 @@ class RenderContext:
     workflow_runs: dict = field(default_factory=dict)
     fork_point: str | None = None  # a forked transcript: the URL (from the page) of the parent at the fork
     cwd: str | None = None  # the project's folder: paths inside it are shown relative to it
+    # Home files (site.extras): plan file name → site-relative URL of its page, and tool call id →
+    # site-relative URL of the file as it was before that edit (file-history). Only the names this
+    # page's calls use: plain data, keyed as it is by the render cache.
+    plan_urls: dict = field(default_factory=dict)
+    file_before: dict = field(default_factory=dict)
 
     def href(self, site_relative: str) -> str:
         return self.root + site_relative

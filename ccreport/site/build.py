@@ -18,7 +18,10 @@ from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
 from ccreport.site import searchindex
 from ccreport.site.indexes import project_title, write_indexes
-from ccreport.site.keep import Kept, finish, gone_keys, keep_sources
+from ccreport.site.extras import HomeExtras, digest, for_session, section
+from ccreport.site.extras import load as load_extras
+from ccreport.site.homepages import show_home
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
@@ -70,6 +73,7 @@ class _Run:
     deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
     fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
+    home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -82,11 +86,14 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     catalog = f.catalog if f.catalog is not None else discover(home)
     run = _start(out, opts, f, catalog, started)
     jobs = _plan_sessions(run)
+    for j in jobs:
+        j.home = for_session(run.home, j.session.id)
     try:
         _run_jobs(run, jobs, progress)
     finally:
         run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
     run.res.stamps["sessions"] = time.time()
+    show_home(run, jobs)
     _prune_vanished(run)
     write_fork_points(catalog, run.state.sessions, run.writer)
     _write_indexes(run, jobs)
@@ -111,7 +118,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     kept = keep_sources(catalog, out, opts, st, f.only_projects)
     res.cleanup = kept.cleanup
     run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
-               kept=kept)
+               kept=kept, home=load_extras(catalog.home, store_dir(out, opts)))
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
@@ -163,7 +170,8 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
         # A new project title is in every heading of the project: then its sessions are redone.
         # So is a session whose last update failed (State.redo).
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
-        if not (key in warm and old is not None) and not full and not flipped and _unchanged(run, s, old):
+        if (not (key in warm and old is not None) and not full and not flipped and _unchanged(run, s, old)
+                and not _home_moved(run, s, old)):
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
@@ -186,6 +194,15 @@ def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
             old.transcripts[tid].dir_mtime_ns = stamp
         run.state.dirty.add((s.project.dir_name, s.id))  # a folder stamp was refreshed
     return unchanged
+
+
+def _home_moved(run: _Run, s, old: SessionState) -> bool:
+    """The session's home-file section (site.extras: a new todo, a prompt typed) changed though no
+    transcript did: its job rewrites the overview with everything else on it."""
+    if run.home is None:
+        return False
+    home = section(for_session(run.home, s.id), s.id, list(old.transcripts.values()))
+    return digest(home) != old.home_digest
 
 
 def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
@@ -278,4 +295,5 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
         searchindex.prune_docs(out, run.fresh, run.res.deleted)
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
                            run.res.deleted)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing)
+    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
+                  plans=len(run.home.plan_urls) if run.home is not None else 0)

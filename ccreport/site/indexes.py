@@ -52,14 +52,16 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
             "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
             "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report),
+            "prompts_only": sum(1 for i in infos if not i.transcripts),  # site.homepages: history only
             "kept": sum(1 for i in infos if _gone(p, i.id)), "gone": max((_gone(p, i.id) or "" for i in infos), default="")
             if infos and all(_gone(p, i.id) for i in infos) else None}
 
 
-def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None) -> None:
+def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None,
+                  plans: int = 0) -> None:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
     the home page come from the session rows either way), with the sessions' usage reports summed
-    per project and for the home."""
+    per project and for the home; ``plans``: how many plan pages there are (site.homepages)."""
     rows, project_reports = [], []
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
@@ -82,7 +84,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
     html = env().get_template("index.html").render(
         **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
         usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
-        built=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+        built=datetime.now(timezone.utc).strftime("%Y-%m-%d"), plans=plans)
     writer.write(INDEX, html)
 
 

@@ -83,8 +83,9 @@ def _tree(s: Session, states: list[TranscriptState]) -> list[dict]:
 
 
 def write_session_overview(s: Session, info: SessionInfo, states: list[TranscriptState], writer: Writer,
-                           project_title: str, extras: dict | None = None) -> None:
-    """``extras``: the workflow runs (site.workflows) and the team (site.teampage) the page lists."""
+                           project_title: str, extras: dict | None = None, home: dict | None = None) -> None:
+    """``extras``: the workflow runs (site.workflows) and the team (site.teampage) the page lists;
+    ``home``: its section of home files (site.extras.section)."""
     rel = session_dir(s.project.dir_name, s.id)
     root = depth_root(rel)
     groups = []
@@ -106,7 +107,7 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
               {"label": s.id[:8], "url": None}]
     main_turns = main.turns if main else []
     html = env().get_template("session.html").render(
-        **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
+        **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
         outline=outline(main_turns, info.cwd),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))

@@ -18,6 +18,8 @@ from ccreport.layout import transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search
+from ccreport.site.extras import SessionHome, digest, section
+from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
@@ -45,6 +47,7 @@ class SessionJob:
     render_cache: object = None  # live.rendercache.RenderCache (in-process builds only)
     warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
     overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
+    home: SessionHome | None = None  # its share of the home files (site.extras)
 
 
 @dataclass
@@ -96,6 +99,8 @@ def _new_run(job: SessionJob) -> SessionRun:
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copy,
         render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id),
+        before_edits=BeforeEdits(job.home.files(), pdir, s.id, writer) if job.home is not None else None,
+        plan_urls=job.home.plan_urls if job.home is not None else {},
         kept_ledgers=(old.ledgers if old is not None else {}),  # the previous run's usage ledgers
         workflow_runs=cards, run_files=runs)
 
@@ -147,9 +152,12 @@ def update_session(job: SessionJob) -> SessionOutcome:
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
     extras = _extras(run, job, new_ts, deleted)
-    if changed or job.overview or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
-        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras)
+    home = section(job.home, s.id, list(new_ts.values()))
+    moved = old is None or old.home_digest != digest(home)
+    if changed or job.overview or moved or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+        write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras, home)
     state = _new_state(job, run, new_ts, ledgers, info)
+    state.home_digest = digest(home)
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
 

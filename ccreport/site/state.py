@@ -28,9 +28,10 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-# 7: turns (model.turns) per transcript, the task board and Claude Code's own cost (cost-state) in
-# carry and ledgers; 5: typed session state (nested summary); 4: usage ledgers in the session file
-FORMAT = 7
+# 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
+# and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
+# summary); 4: usage ledgers in the session file
+FORMAT = 8
 HEAD_BYTES = 64 * 1024
 
 
@@ -94,6 +95,7 @@ class TranscriptState:
     team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
     turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
     turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
+    typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
 
     @property
     def last_page(self) -> int:
@@ -127,13 +129,15 @@ class SessionState:
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
     format: int = FORMAT
+    home_digest: str = ""  # of the home-file section its overview shows (site.extras): rewritten when it moves
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
         return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {})
+                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
+                   home_digest=data.get("home_digest") or "")
 
 
 def render_options(opts) -> dict:

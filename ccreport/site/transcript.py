@@ -14,7 +14,7 @@ from markupsafe import Markup
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import transcript_dir, transcript_slug
-from ccreport.model.messages import Builder, title_of
+from ccreport.model.messages import Builder, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import TITLE_MAX, cut_words
 from ccreport.model.turns import Turns
@@ -26,6 +26,8 @@ from ccreport.render.message import RenderContext, render_message
 from ccreport.render.resources import env
 from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
 from ccreport.render.turns import continues_note, turn_line
+from ccreport.render.tools.base import extra_of, input_of
+from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
 from ccreport.site.agentpages import back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
@@ -33,6 +35,7 @@ from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
+from ccreport.source.homefiles import prompt_key
 from ccreport.source.jsonl import Reader
 from ccreport.source.reading import open_transcript
 
@@ -53,6 +56,8 @@ class SessionRun:
     search: search.SessionIndex | None = None  # the session's part of the search index
     workflow_runs: dict = field(default_factory=dict)  # run id → its card (render.context.RenderContext)
     run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
+    before_edits: object = None  # site.filehistory.BeforeEdits: the file before an edit
+    plan_urls: dict = field(default_factory=dict)  # plan file name → URL of its page (site.extras)
 
 
 @dataclass
@@ -92,6 +97,7 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
     state.turns_mark = resume.turns_mark
+    state.typed = [x for x in resume.typed if x[0] < line]
     return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -119,6 +125,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
             entries = ledger.tap(_with_unfinished_tail(reader))
+            if run.before_edits is not None:
+                entries = run.before_edits.tap(entries)
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
@@ -239,6 +247,8 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
             items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
         _note_calls(pages, page, m)
         _note_team(pages, m)
+        if m.kind == "user" and pages.t.kind == "main" and isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
+            pages.state.typed.append([m.line, prompt_key(typed)])  # history.jsonl is matched on these
     return items, continues_note(continued[0]) if continued is not None else None
 
 
@@ -251,7 +261,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     ctx = RenderContext(root=depth_root(pages.rel), blobs=run.blobs, agent_urls=run.agent_urls, page_lines=lines,
                         copy_tool_result=run.copy_tool_result, workflow_runs=run.workflow_runs,
                         fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None,
-                        cwd=pages.builder.carry.get("cwd"))
+                        cwd=pages.builder.carry.get("cwd"), **home_links(run, page))
     items, continues = _page_items(pages, page, ctx)
     body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
     args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
@@ -315,6 +325,15 @@ def _note_team(pages: _Pages, m) -> None:
             facts.call(payload.name, payload.input, r.extra if r is not None else None)
     if facts.data != {"teams": [], "members": {}, "tasks": {}}:
         pages.state.team = facts.data
+
+
+def home_links(run: SessionRun, page: Page) -> dict:
+    """The plan pages and file-history backups this page's calls link to (RenderContext fields)."""
+    calls = [c for m in page.messages for c in m.calls]
+    plans = {n: run.plan_urls[n] for c in calls for p in plan_paths(c.name, input_of(c), extra_of(c))
+             if (n := plan_name(p)) in run.plan_urls}
+    before = run.before_edits.urls({c.id for c in calls}, page.first_line) if run.before_edits is not None else {}
+    return {"plan_urls": plans, "file_before": before}
 
 
 def _remember_page(pages: _Pages, page_rel: str, now: dict, wrote: bool, args: dict) -> None:

@@ -253,7 +253,7 @@ def test_home_files_read_through_the_home_then_the_store(tmp_path):
     from ccreport.source.reading import kept_home_files, read_home_file
 
     home = tmp_path / "home"
-    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py", "plans"))
     (home / "plans").mkdir()
     (home / "plans" / "a.md").write_bytes(b"# a\n")
     (home / "plans" / "b.md").write_bytes(b"# b\n")

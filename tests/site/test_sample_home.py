@@ -12,12 +12,13 @@ from pathlib import Path
 from util import SAMPLE_HOME
 
 OWNED = ("-home-alice-webshop", "-srv-bob-webshop", "-Users-chika-dev-dotfiles", "-home-dana-atlas")
+HOME_FILES = ("history.jsonl", "plans", "todos", "file-history", "teams", "tasks")  # make_home_files.py, make_modern.py
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    folders = [root / "projects" / name for name in OWNED] + [root / "teams", root / "tasks"]
+    tops = [root / "projects" / name for name in OWNED] + [root / name for name in HOME_FILES]
     return {p.relative_to(root).as_posix(): p.read_bytes()
-            for folder in folders for p in sorted(folder.rglob("*")) if p.is_file()}
+            for top in tops for p in sorted([top, *top.rglob("*")] if top.is_dir() else [top]) if p.is_file()}
 
 
 def test_committed_files_are_what_the_generator_writes(tmp_path):

@@ -97,7 +97,7 @@ def test_frequent_terms_go_to_blocks_and_shrink_back(tmp_path, build_site, monke
     assert blocks and len(index_terms(out)["shared"]) == 30
     for i in range(2, 30):
         (home / f"projects/-p/s{i}.jsonl").unlink()
-    build_site(home, out)
+    build_site(home, out, prune_missing=True)  # forgotten explicitly (the archive keeps what the home lost)
     assert len(index_terms(out)["shared"]) == 2
     assert not any(p.exists() for p in blocks)  # back inline in its shard: the blocks are gone
 
@@ -108,7 +108,7 @@ def test_a_vanished_session_leaves_nothing_in_the_index(tmp_path, build_site):
     out = tmp_path / "site"
     build_site(home, out)
     (home / "projects/-p/b.jsonl").unlink()
-    build_site(home, out)
+    build_site(home, out, prune_missing=True)  # forgotten explicitly (the archive keeps what the home lost)
     idx = index_terms(out)
     assert "bison" not in idx and list(idx["alpaca"]) == [unit_key("-p", "a", "main")]
     assert not list((out / "search/d").glob(unit_key("-p", "b", "main") + "-*"))

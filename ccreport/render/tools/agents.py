@@ -8,6 +8,7 @@ from ccreport.render.blocks import kv_table
 from ccreport.render.markup import esc, markdown, source_fold
 from ccreport.render.tools.base import (as_str, chip_line, generic_result, path_html, plural, questions,
                                         rest_table, result_text, short, text_only, tool_summary)
+from ccreport.render.tools.homelinks import plan_link
 
 
 _AGENT_TRAILER = re.compile(r"\n*agentId: (\S+)[^\n]*(?:\n[\w]+: [^\n]*)*\s*(?:<usage>(.*?)</usage>)?\s*$", re.S)
@@ -113,7 +114,7 @@ def v_plan(call, inp: dict, x: dict, ctx):
     body = f'<div class="md plan">{markdown(plan)}</div>' if plan else kv_table(inp)
     if x.get("filePath"):
         body += f'<p class="dim">Saved to {path_html(as_str(x["filePath"]), ctx)}</p>'
-    return summary, body, None
+    return summary, body + plan_link(call, inp, x, ctx), None
 
 
 def v_skill(call, inp: dict, x: dict, ctx):

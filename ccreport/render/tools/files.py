@@ -10,6 +10,7 @@ from ccreport.render.markup import esc, human_size
 from ccreport.render.tools.base import (as_str, extra_of, input_of, ok_text, path_html, plural, rest_table,
                                         result_text, text_only, tool_summary)
 from ccreport.render.tools.code import diff_html, diff_lines, diff_stat, numbered, parse_numbered, patch_lines
+from ccreport.render.tools.homelinks import before_link, plan_link
 
 
 def v_read(call, inp: dict, x: dict, ctx):
@@ -89,7 +90,8 @@ def v_edit(call, inp: dict, x: dict, ctx):
         summary += f' <span class="dim">{plural(len(inp["edits"]), "edit")}</span>'
     if x.get("userModified"):
         summary += ' <span class="chip">changed by the user</span>'
-    return summary, diff_html(lines), _snippet_result(call, path, ctx)
+    links = before_link(call, ctx) + plan_link(call, inp, x, ctx)
+    return summary, diff_html(lines) + links, _snippet_result(call, path, ctx)
 
 
 _SNIPPET_START = re.compile(r"^ *\d+(→|\t)", re.M)
@@ -122,4 +124,4 @@ def v_write(call, inp: dict, x: dict, ctx):
         body = diff_html(lines) + f'<details class="more"><summary>full content ({plural(n, "line")})</summary>{numbered(content, filename=path, fold=False)}</details>'
     else:
         body = numbered(content, filename=path) if content else '<p class="dim">(empty file)</p>'
-    return summary, body, None
+    return summary, body + before_link(call, ctx) + plan_link(call, inp, x, ctx), None
