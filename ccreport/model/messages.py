@@ -97,28 +97,34 @@ class Message:
         return [b[1] for b in self.blocks if b[0] == "tool_use"]
 
 
+def injected_text(text: str) -> bool:
+    """User text Claude Code put there (context, command output, reminders), not typed by a person."""
+    s = text.strip()
+    return s.startswith(NOT_TYPED) or (s.startswith("<") and s.endswith(">"))
+
+
 def typed_prompt_text(entry: dict) -> str | None:
-    """The text of a prompt a person typed, or None for injected/meta/tool-result lines."""
+    """THE definition of a prompt a person typed (titles, the outline's turns, the summary export):
+    the user line's text blocks that Claude Code did not inject, joined — an IDE context block
+    (``<ide_opened_file>``…) may come first in the same line. None for injected, meta and
+    tool-result lines."""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
         return None
     msg = entry.get("message")
     if not isinstance(msg, dict):
         return None
     content = msg.get("content")
-    text = None
+    texts: list[str] = []
     if isinstance(content, str):
-        text = content
+        texts.append(content)
     elif isinstance(content, list):
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                text = b["text"]
-                break
-            if isinstance(b, dict) and b.get("type") == "tool_result":
-                return None
-    stripped = (text or "").lstrip()
-    if not stripped or stripped.startswith(NOT_TYPED):
-        return None
-    return stripped
+                texts.append(b["text"])
+            elif isinstance(b, dict) and b.get("type") == "tool_result" and not texts:
+                return None  # a tool's result (what follows it is the result's note, not a prompt)
+    typed = [t.lstrip() for t in texts if t.strip() and not injected_text(t)]
+    return "\n\n".join(typed) or None
 
 
 class Builder:
