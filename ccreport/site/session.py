@@ -20,6 +20,7 @@ from ccreport.site import search
 from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
+from ccreport.site.plan import team_names
 from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
 from ccreport.site.teampage import team_view
 from ccreport.site.toolresults import copier
@@ -27,6 +28,7 @@ from ccreport.site.transcript import SessionRun, render_transcript
 from ccreport.site.workflows import prune_runs, run_cards, write_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
+from ccreport.source.sidefiles import session_stamp, team_stamp
 
 
 @dataclass
@@ -73,7 +75,7 @@ def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
     s, old = job.session, job.old
     if job.full or old is None or run.kept_docs is None:
         return {t.id: Plan(FULL, "whole session") for t in s.transcripts}
-    plans, calls = session_plans(s, old, job.out)
+    plans, calls = session_plans(s, old, job.out, run.workflow_runs)
     run.agent_calls.update(calls)
     for tid in job.warm:  # render the last page again, through the cache (Follow.warm)
         if plans.get(tid) is not None and plans[tid].mode == SAME:
@@ -122,6 +124,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
 def update_session(job: SessionJob) -> SessionOutcome:
     """Bring one session's pages up to date with its transcripts, given its previous state."""
     s, out, old = job.session, job.out, job.old
+    side = session_stamp(s)  # before its files are read: a change while they are is seen next time
     run = _new_run(job)
     plans = _plans(job, run)
     prev_ts = old.transcripts if old is not None else {}
@@ -145,11 +148,13 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
+    side += team_stamp(s.project.path.parent.parent, team_names(new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)
-    if changed or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+    if changed or old is None or old.side != side or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras)
     run.search.write(new_ts, docs, rewrite=job.full or old is None)
     state = _new_state(job, run, new_ts, ledgers, info)
+    state.side = side
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error])
 

@@ -3,7 +3,7 @@
 All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
 format is rebuilt whole)::
 
-    out/.ccreport/state.json             {"format": 6, "ccreport": version, "fingerprint": of
+    out/.ccreport/state.json             {"format": 8, "ccreport": version, "fingerprint": of
                                           templates, assets and code, "options": render_options(),
                                           "titles": {project dir: title in its headings},
                                           "title_sources": {project dir: {"title", "seen": [[path,
@@ -28,9 +28,10 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
+# 8: a session's side files (source.sidefiles) and the Workflow cards a transcript's pages show;
 # 7: turns (model.turns) per transcript, the task board and Claude Code's own cost (cost-state) in
 # carry and ledgers; 5: typed session state (nested summary); 4: usage ledgers in the session file
-FORMAT = 7
+FORMAT = 8
 HEAD_BYTES = 64 * 1024
 
 
@@ -94,6 +95,7 @@ class TranscriptState:
     team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
     turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
     turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
+    run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
 
     @property
     def last_page(self) -> int:
@@ -126,6 +128,7 @@ class SessionState:
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
+    side: list = field(default_factory=list)  # source.sidefiles rows: run files, custom title, team files
     format: int = FORMAT
 
     @classmethod
@@ -133,7 +136,8 @@ class SessionState:
         return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {})
+                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
+                   side=data.get("side") or [])
 
 
 def render_options(opts) -> dict:

@@ -94,6 +94,7 @@ def _start(t: Transcript, resume: TranscriptState | None, kept: dict) -> tuple[T
     state.pages = [list(p) for p in resume.pages[:-1]]
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
+    state.run_refs = {k: v for k, v in resume.run_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
@@ -180,6 +181,8 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
         slug = transcript_slug(pages.t.id)
         where = (f"{slug}/" if slug else "") + f"{page_name(no)}#L{call.line}"
         rid = run_id_of(call) if call.name == "Workflow" else None
+        if rid is not None and rid not in pages.state.run_refs:  # its card shows the run's files (site/plan.py)
+            pages.state.run_refs[rid] = [no, pages.run.workflow_runs.get(rid)]
         if pages.t.kind != "main":
             # A nested agent links back to the call in its parent agent (main-session calls come first).
             if call.name in ("Task", "Agent") and isinstance(aid, str):
