@@ -163,7 +163,7 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     """The workflow run pages (written here, their rows listed), the team and the fork of the overview."""
     s = job.session
     rows = write_runs(s, run.run_files, run.writer, job.project_title, run.agent_calls)
-    prune_runs(job.out, s, {r["id"] for r in rows}, deleted)
+    prune_runs(job.out / session_dir(s.project.dir_name, s.id), {r["id"] for r in rows}, deleted)
     main = new_ts.get("main")
     fork = main.summary.fork if main is not None else None
     if fork:

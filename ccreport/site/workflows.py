@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 from markupsafe import Markup
 
-from ccreport.layout import INDEX, WORKFLOW_PREFIX, depth_root, page_name, project_url, run_dir, run_url, session_dir
+from ccreport.layout import INDEX, WORKFLOW_PREFIX, depth_root, page_name, project_url, run_dir, run_url
 from ccreport.layout import session_url
 from ccreport.layout import transcript_url, url_name
 from ccreport.model.workflows import journal_steps
@@ -84,10 +84,9 @@ def write_runs(s: Session, runs: list[RunFiles], writer: Writer, project_title: 
     return rows
 
 
-
-def prune_runs(out: Path, s: Session, keep: set, deleted: list) -> None:
-    """The pages of runs whose files are gone."""
-    folder = out / session_dir(s.project.dir_name, s.id)
+def prune_runs(folder: Path, keep: set, deleted: list) -> None:
+    """The pages of runs whose files are gone, in a session's site folder (``keep`` empty: all of
+    them, for a session pruned whole)."""
     try:
         names = os.listdir(folder)
     except OSError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,19 @@ def test_a_run_card_on_a_closed_page_follows_its_summary(home, tmp_path):
     build(home, out, opts)
     assert "SUCCEEDED-NOW" in (out / SDIR / "page-0001.html").read_text()
     assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_pruned_session_takes_its_run_folders_with_it(home, tmp_path):
+    opts = Options(page_size=5, jobs=1)
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert (out / SDIR / f"workflow-{RUN}" / "index.html").is_file()
+    shutil.rmtree(home / "projects" / PROJECT / SID)
+    (home / "projects" / PROJECT / f"{SID}.jsonl").unlink()
+    res = build(home, out, opts)
+    assert res.errors == [] and f"{SDIR}/workflow-{RUN}/index.html" in rel_written_deleted(res, out)
+    assert not (out / SDIR / f"workflow-{RUN}").exists()
+
+
+def rel_written_deleted(res, out: Path) -> set[str]:
+    return {Path(p).relative_to(out).as_posix() for p in res.deleted}
