@@ -67,6 +67,7 @@ class ToolCall:
     result: ToolResult | None = None
     sidechain_line: int | None = None  # inline sub-agent run started at this line
     reply_line: int | None = None  # SendMessage: the teammate's reply, when it came on the same page
+    reply_later: bool = False  # SendMessage: its page closed before the reply (the site links it forward)
     board: list | None = None  # Task* calls: the task board after this call's change (model.tasks)
 
 
@@ -167,6 +168,8 @@ class Builder:
         self.open_calls = {}
         self.by_msg_id = {}
         self.task_prompts = {}
+        for call in self.sent.values():  # the reply, if one comes, is on a later page
+            call.reply_later = True
         self.sent = {}
         self._last_meta = None
         self._turn_context = None

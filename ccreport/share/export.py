@@ -72,6 +72,8 @@ def _keep(m: Message, opts: ExportOptions) -> bool:
     if m.kind == "result" and m.late_call:
         # The site links a late result to the call's page; in one document there are no pages.
         m.late_call = dict(m.late_call, page=None)
+    if m.reply_to:  # (likewise a teammate's reply to its SendMessage)
+        m.reply_to = dict(m.reply_to, page=None)
     return True
 
 

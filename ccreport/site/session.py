@@ -114,6 +114,8 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
     folder = transcript_dir(s.project.dir_name, s.id, t.id)
     if prev and mode == FULL:
         prune_pages(out, folder, prev, len(st.pages), deleted)
+        for name in set(prev.replies) - set(st.replies):  # the SendMessage calls they served are gone
+            remove(out / folder / name, deleted)
     if mode == FULL and st.pages and st.summary.error is None:
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
         # older site in the folder): they would show lines the file no longer has.
@@ -201,7 +203,7 @@ def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: 
     """Delete the pages past ``keep`` of a transcript (all of them and latest.html when 0)."""
     names = [page_name(p[0]) for p in prev.pages if p[0] > keep]
     if keep == 0:
-        names.append(LATEST)
+        names.extend([LATEST, *prev.replies])
     for name in names:
         remove(out / rel / name, deleted)
     if keep == 0 and rel.count("/") > 2:  # an agent-<id>/ folder: drop it when empty

@@ -28,7 +28,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
-# 8: a session's side files (source.sidefiles) and the Workflow cards a transcript's pages show;
+# 8: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 7: turns (model.turns) per transcript, the task board and Claude Code's own cost (cost-state) in
 # carry and ledgers; 5: typed session state (nested summary); 4: usage ledgers in the session file
 FORMAT = 8
@@ -96,6 +96,7 @@ class TranscriptState:
     turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
     turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
     run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
+    replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
 
     @property
     def last_page(self) -> int:
