@@ -108,9 +108,12 @@ def typed_prompt_text(entry: dict) -> str | None:
     """THE definition of a prompt a person typed (titles, the outline's turns, the summary export):
     the user line's text blocks that Claude Code did not inject, joined — an IDE context block
     (``<ide_opened_file>``…) may come first in the same line. None for injected, meta and
-    tool-result lines."""
+    tool-result lines, and a teammate's message."""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
         return None
+    origin = entry.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+        return None  # a hook, a task notification, a peer session (2.1.2xx): sent, not typed
     msg = entry.get("message")
     if not isinstance(msg, dict):
         return None
@@ -124,7 +127,7 @@ def typed_prompt_text(entry: dict) -> str | None:
                 texts.append(b["text"])
             elif isinstance(b, dict) and b.get("type") == "tool_result" and not texts:
                 return None  # a tool's result (what follows it is the result's note, not a prompt)
-    typed = [t.lstrip() for t in texts if t.strip() and not injected_text(t)]
+    typed = [t.lstrip() for t in texts if t.strip() and not injected_text(t) and not has_teammate_message(t)]
     return "\n\n".join(typed) or None
 
 

@@ -57,5 +57,5 @@ def reply_link(call, ctx) -> str:
     if line is not None and line in ctx.page_lines:
         return f'<p><a class="agent-link" href="#L{line}">The reply (line {line}) ↓</a></p>'
     if getattr(call, "reply_later", False) and not ctx.embed:
-        return f'<p><a class="agent-link" href="{esc(reply_page(call.id))}">The reply, on a later page →</a></p>'
+        return f'<p><a class="agent-link" href="{esc(reply_page(call.id))}">The reply (after this page, when one came) →</a></p>'
     return ""

@@ -106,3 +106,10 @@ def test_a_prompt_after_an_ide_context_block_starts_a_turn():
     # only context, or a tool result first: no prompt
     assert typed_prompt_text(user("u2", [ide])) is None
     assert typed_prompt_text(tool_result("r", "t", "x")) is None
+
+
+def test_a_teammate_or_peer_message_is_not_a_typed_prompt():
+    tm = 'Another Claude session sent a message:\n<teammate-message teammate_id="checker">ok</teammate-message>'
+    assert typed_prompt_text(user("u1", tm)) is None
+    assert typed_prompt_text(user("u2", "results are in", origin={"kind": "peer", "from": "checker"})) is None
+    assert typed_prompt_text(user("u3", "typed", origin={"kind": "human"})) == "typed"

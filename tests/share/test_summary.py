@@ -147,14 +147,14 @@ def _typed_texts(obj) -> list[str]:
     """What starts a turn in a user line, as the outline counts them: the text a person typed (an IDE
     context block may come first in the same line: one prompt per line) or a slash command."""
     if not obj or obj.get("type") != "user" or obj.get("isMeta") or obj.get("isSidechain") \
-            or obj.get("isCompactSummary"):
+            or obj.get("isCompactSummary") or (obj.get("origin") or {}).get("kind") not in (None, "human"):
         return []
     c = obj["message"].get("content")
     blocks = [b for b in c if isinstance(b, dict) and b.get("type") == "text"] if isinstance(c, list) else []
     texts = [c] if isinstance(c, str) else [b.get("text", "") for b in blocks]
     if isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c[:1]):
         return []
-    typed = [t for t in texts if t.strip() and not injected(obj, t)]
+    typed = [t for t in texts if t.strip() and not injected(obj, t) and "<teammate-message" not in t]
     if typed:
         return ["\n\n".join(typed)]
     return [t for t in texts[:1] if "<command-name>" in t]
