@@ -50,3 +50,12 @@ def test_export_shows_the_run_inline_and_no_dead_reference(tmp_path):
     assert f'href="#agent-{AGENT}"' in card  # its agent, exported in the same file
     assert "Open the workflow run" not in html and "page-0" not in html
     assert PARENT in html and "Forked from" in html
+
+
+def test_a_reply_links_back_by_anchor_in_an_export():
+    """An export is one document: the reply's link to its SendMessage is an anchor, never a page."""
+    from ccreport.render.context import RenderContext
+    from ccreport.render.teammates import reply_note
+
+    html = reply_note({"id": "t1", "line": 5, "page": None, "to": "profiler"}, RenderContext(root="", embed=True))
+    assert 'href="#L5"' in html and "page-" not in html
