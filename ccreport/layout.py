@@ -27,6 +27,7 @@ INDEX = "index.html"
 PAGE_PREFIX, PAGE_SUFFIX = "page-", ".html"
 AGENT_PREFIX = "agent-"
 WORKFLOW_PREFIX = "workflow-"  # a Workflow run's folder in its session folder: workflow-wf_<id>/index.html
+REPLY_PREFIX = "reply-"  # in a transcript's folder: reply-<hash>.html, a SendMessage's way to its reply
 FORK_POINT = "fork-point.html"  # in a forked transcript's folder: a redirect to the parent at the fork
 
 
@@ -104,6 +105,12 @@ def page_in_session(transcript_id: str, no: int) -> str:
     """A page's path from its session folder ("page-0003.html", "agent-a1/page-0001.html")."""
     slug = transcript_slug(transcript_id)
     return (f"{slug}/" if slug else "") + page_name(no)
+
+
+def reply_page(call_id: str) -> str:
+    """The page in a transcript's folder that leads from a SendMessage call to its reply on a later
+    page (the call id is transcript text: hashed, never used as a name)."""
+    return f"{REPLY_PREFIX}{hashlib.sha256(call_id.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}.html"
 
 
 def run_dir(project: str, session_id: str, run_id: str) -> str:

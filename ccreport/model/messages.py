@@ -67,6 +67,7 @@ class ToolCall:
     result: ToolResult | None = None
     sidechain_line: int | None = None  # inline sub-agent run started at this line
     reply_line: int | None = None  # SendMessage: the teammate's reply, when it came on the same page
+    reply_later: bool = False  # SendMessage: its page closed before the reply (the site links it forward)
     board: list | None = None  # Task* calls: the task board after this call's change (model.tasks)
 
 
@@ -97,28 +98,37 @@ class Message:
         return [b[1] for b in self.blocks if b[0] == "tool_use"]
 
 
+def injected_text(text: str) -> bool:
+    """User text Claude Code put there (context, command output, reminders), not typed by a person."""
+    s = text.strip()
+    return s.startswith(NOT_TYPED) or (s.startswith("<") and s.endswith(">"))
+
+
 def typed_prompt_text(entry: dict) -> str | None:
-    """The text of a prompt a person typed, or None for injected/meta/tool-result lines."""
+    """THE definition of a prompt a person typed (titles, the outline's turns, the summary export):
+    the user line's text blocks that Claude Code did not inject, joined — an IDE context block
+    (``<ide_opened_file>``…) may come first in the same line. None for injected, meta and
+    tool-result lines, and a teammate's message."""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
         return None
+    origin = entry.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+        return None  # a hook, a task notification, a peer session (2.1.2xx): sent, not typed
     msg = entry.get("message")
     if not isinstance(msg, dict):
         return None
     content = msg.get("content")
-    text = None
+    texts: list[str] = []
     if isinstance(content, str):
-        text = content
+        texts.append(content)
     elif isinstance(content, list):
         for b in content:
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
-                text = b["text"]
-                break
-            if isinstance(b, dict) and b.get("type") == "tool_result":
-                return None
-    stripped = (text or "").lstrip()
-    if not stripped or stripped.startswith(NOT_TYPED):
-        return None
-    return stripped
+                texts.append(b["text"])
+            elif isinstance(b, dict) and b.get("type") == "tool_result" and not texts:
+                return None  # a tool's result (what follows it is the result's note, not a prompt)
+    typed = [t.lstrip() for t in texts if t.strip() and not injected_text(t) and not has_teammate_message(t)]
+    return "\n\n".join(typed) or None
 
 
 class Builder:
@@ -161,6 +171,8 @@ class Builder:
         self.open_calls = {}
         self.by_msg_id = {}
         self.task_prompts = {}
+        for call in self.sent.values():  # the reply, if one comes, is on a later page
+            call.reply_later = True
         self.sent = {}
         self._last_meta = None
         self._turn_context = None

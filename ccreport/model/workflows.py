@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from ccreport.source.home import Session
+from ccreport.source.workflows import RunFiles, find_runs, read_text
+
 RUN_ID_RE = re.compile(r"\bwf_[0-9A-Za-z]{4,40}(?:-[0-9A-Za-z]{2,12})?\b")
 _KIND = ("type", "event", "kind", "phase")
 _NAME = ("step", "stepName", "name", "label", "title")
@@ -82,3 +85,35 @@ def run_id_of(call) -> str | None:
         if m:
             return m.group(0)
     return None
+
+
+def run_summary(s: Session, run: RunFiles) -> tuple[dict | None, str]:
+    """The run's summary file (``workflows/wf_<id>.json``) as an object (None: none, or not one) and as
+    written; from the store when the home lost it."""
+    raw, _ = read_text(s, run.summary)
+    try:
+        data = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError:
+        data = None
+    return (data if isinstance(data, dict) else None), raw
+
+
+def run_status(summary: dict | None, steps: list[Step]) -> str:
+    if summary and isinstance(summary.get("status"), str):
+        return summary["status"]
+    last = next((st.status for st in reversed(steps) if st.status), "")
+    return last or ("finished" if summary else "")
+
+
+def run_facts(s: Session) -> tuple[list[RunFiles], dict]:
+    """The session's runs and, by run id, what a Workflow call's card says of its run: status, journal
+    steps, agents (their ids too)."""
+    runs = find_runs(s)
+    facts = {}
+    for r in runs:
+        summary, _ = run_summary(s, r)
+        steps = journal_steps(read_text(s, r.journal)[0])
+        ids = [a.id for a in s.agents if a.workflow_run == r.run_id]
+        facts[r.run_id] = {"status": run_status(summary, steps), "steps": len(steps), "agents": len(ids),
+                           "agent_ids": ids}
+    return runs, facts

@@ -183,7 +183,7 @@ def _render_fork(m: Message, ctx: RenderContext) -> str:
     at = str(e.get("parentLastUuid") or "")
     where = f' at its message <code>{esc(at[:8])}</code>' if at else ""
     link = (f'<a href="{esc(ctx.fork_point)}">session {esc(parent[:8])}</a>' if ctx.fork_point
-            else f"session <code>{esc(parent)}</code> (not in this home)")
+            else f"session <code>{esc(parent)}</code>" + ("" if ctx.embed else " (not in this home)"))  # (export: no pages)
     n = e.get("contextLength")
     size = f" ({int(n):,} messages of context)" if isinstance(n, int) and not isinstance(n, bool) else ""
     return (f'<article class="msg fork" id="L{m.line}">{_header("Fork", m)}<div class="body">'

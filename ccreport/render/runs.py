@@ -21,6 +21,10 @@ def run_card(call, ctx) -> str:
         return f'<p class="dim">Workflow run {esc(rid)} (its files are not in this home)</p>'
     bits = [b for b in (run.get("status"), _n(run.get("steps"), "journal step"), _n(run.get("agents"), "agent")) if b]
     chips = " ".join(f'<span class="chip">{esc(b)}</span>' for b in bits)
+    if run.get("url") is None:  # an export: no run page, so the run's summary here, its agents linked when exported
+        agents = "".join(f' <a class="chip" href="{esc(ctx.href(ctx.agent_urls[a]))}">agent {esc(a)}</a>'
+                         for a in run.get("agent_ids") or [] if a in ctx.agent_urls)
+        return f'<div class="wf-card">Workflow run {esc(rid)}: {chips}{agents}</div>'
     return (f'<div class="wf-card"><a class="agent-link" href="{esc(ctx.href(run["url"]))}">'
             f'Open the workflow run {esc(rid)} →</a> {chips}</div>')
 

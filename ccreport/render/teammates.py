@@ -4,7 +4,7 @@ a SendMessage call and the reply it got."""
 
 from __future__ import annotations
 
-from ccreport.layout import page_name
+from ccreport.layout import page_name, reply_page
 from ccreport.model.teams import TeammateMessage, has_teammate_message, protocol_note, teammate_messages
 from ccreport.render.markup import esc, markdown, source_fold
 
@@ -42,14 +42,20 @@ def teammate_text(text: str) -> tuple[str, str, str] | None:
 def reply_note(info: dict, ctx) -> str:
     """On a teammate's reply: the SendMessage it answers."""
     line = info.get("line")
-    href = f"#L{line}" if line in ctx.page_lines else f'{page_name(info.get("page") or 1)}#L{line}'
+    on_page = line in ctx.page_lines or info.get("page") is None  # (None: one document, an export)
+    href = f"#L{line}" if on_page else f'{page_name(info["page"])}#L{line}'
     return (f'<p class="note">Reply to the <a href="{esc(href)}">message sent to '
             f'{esc(info.get("to") or "this teammate")} (line {esc(line)})</a>.</p>')
 
 
 def reply_link(call, ctx) -> str:
-    """On a SendMessage: the reply it got, when that is on the same page (else the reply links back)."""
-    line = getattr(call, "reply_line", None)
-    if call.name != "SendMessage" or line is None or line not in ctx.page_lines:
+    """On a SendMessage: the reply it got on the same page, or the way to a reply on a later page
+    (layout.reply_page: the site writes it; a single-file export has no pages, the reply links back)."""
+    if call.name != "SendMessage":
         return ""
-    return f'<p><a class="agent-link" href="#L{line}">The reply (line {line}) ↓</a></p>'
+    line = getattr(call, "reply_line", None)
+    if line is not None and line in ctx.page_lines:
+        return f'<p><a class="agent-link" href="#L{line}">The reply (line {line}) ↓</a></p>'
+    if getattr(call, "reply_later", False) and not ctx.embed:
+        return f'<p><a class="agent-link" href="{esc(reply_page(call.id))}">The reply (after this page, when one came) →</a></p>'
+    return ""

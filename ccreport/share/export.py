@@ -14,6 +14,7 @@ from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
 from ccreport.model.messages import Builder, Message, title_of
 from ccreport.model.pages import paginate
+from ccreport.model.workflows import run_facts
 from ccreport.share.redact import Redactor, learn_accounts
 
 
@@ -73,6 +74,8 @@ def _keep(m: Message, opts: ExportOptions) -> bool:
     if m.kind == "result" and m.late_call:
         # The site links a late result to the call's page; in one document there are no pages.
         m.late_call = dict(m.late_call, page=None)
+    if m.reply_to:  # (likewise a teammate's reply to its SendMessage)
+        m.reply_to = dict(m.reply_to, page=None)
     return True
 
 
@@ -107,6 +110,16 @@ class Export:
         info.cwd, info.git_branch = c["cwd"], c["git_branch"]
         info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
         info.models = list(c["models"])
+
+    def run_cards(self) -> dict:
+        """What each Workflow call shows of its run: an export has no run pages, so the summary
+        itself (render.runs.run_card, without a URL); the status is file text, redacted too."""
+        _, facts = run_facts(self.session)
+        for f in facts.values():
+            f["url"] = None
+            if self.redactor is not None:
+                f["status"] = self.redactor.text(f["status"])
+        return facts
 
     def omitted(self) -> list[str]:
         """What --no-thinking and --no-tools left out, as the document header says it."""

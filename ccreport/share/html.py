@@ -30,7 +30,7 @@ def _csp_hash(text: str) -> str:
 
 
 def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> TranscriptInfo:
-    ctx = RenderContext(root="", embed=True, agent_urls=ex.agent_links)
+    ctx = RenderContext(root="", embed=True, agent_urls=ex.agent_links, workflow_runs=ex.run_cards())
     info = TranscriptInfo()
     for chunk in ex.chunks(t, info):
         ctx.page_lines = {n for m in chunk for n in m.lines}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from ccreport.model.messages import NOT_TYPED, Message, ToolCall
+from ccreport.model.messages import Message, ToolCall, injected_text
 from ccreport.render.codelang import fence_language
 from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
@@ -113,8 +113,7 @@ def _call_result(call: ToolCall) -> list:
 
 def injected(entry: dict, text: str) -> bool:
     """User text Claude Code put there (context, command output, reminders), not typed by a person."""
-    s = text.strip()
-    return bool(entry.get("isMeta")) or s.startswith(NOT_TYPED) or (s.startswith("<") and s.endswith(">"))
+    return bool(entry.get("isMeta")) or injected_text(text)
 
 
 def injected_label(text: str) -> str:

@@ -9,7 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.model.messages import Message, ToolCall
+from ccreport.model.messages import Message, ToolCall, typed_prompt_text
+from ccreport.model.turns import prompt_of
 from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import input_of, short, tool_summary
@@ -78,16 +79,17 @@ def _keep(text: str, n: int) -> str:
 
 # --- reading ------------------------------------------------------------------------------------
 def _user(d: Digest, m: Message) -> None:
+    """A turn starts where the outline's does (model.turns.prompt_of: a typed prompt or a slash command)."""
     entry = m.entry or {}
     if entry.get("isCompactSummary") or m.sidechain:
         return
-    for btype, payload in m.blocks:
-        if btype != "text" or not payload.strip():
-            continue
-        if not injected(entry, payload):
-            d.turns.append(Turn(m.line, m.timestamp, _keep(payload, KEEP_TEXT)))
-        elif not any(t.prompt is not None for t in d.turns) and len(d.context) < KEEP_CONTEXT:
-            d.context.append(short(no_ansi(injected_label(payload)), 100))
+    prompt = prompt_of(m)
+    if not any(t.prompt is not None for t in d.turns) and (prompt is None or typed_prompt_text(entry) is not None):
+        for btype, payload in m.blocks:  # (a command's own text is its prompt, not context)
+            if btype == "text" and payload.strip() and injected(entry, payload) and len(d.context) < KEEP_CONTEXT:
+                d.context.append(short(no_ansi(injected_label(payload)), 100))
+    if prompt is not None:
+        d.turns.append(Turn(m.line, m.timestamp, _keep(prompt, KEEP_TEXT)))
 
 
 def _call(d: Digest, turn: Turn, call: ToolCall) -> None:

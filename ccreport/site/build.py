@@ -26,6 +26,7 @@ from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, run_job
 from ccreport.site.state import SessionState, State
+from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Catalog, discover
 
@@ -269,6 +270,7 @@ def _prune_vanished(run: _Run) -> None:
         old = st.sessions.pop(key)
         for tid, prev in old.transcripts.items():
             prune_pages(out, transcript_dir(key[0], key[1], tid), prev, 0, deleted)
+        prune_runs(out / session_dir(*key), set(), deleted)  # its Workflow run pages
         remove(out / session_dir(*key) / INDEX, deleted)
         rmdir(out / session_dir(*key))
         run.dirty.add(key[0])

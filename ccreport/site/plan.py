@@ -12,9 +12,11 @@ from pathlib import Path
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, search_unit_state, session_dir, session_url
 from ccreport.layout import transcript_dir
 from ccreport.layout import transcript_url
+from ccreport.model.teams import merge_facts
 from ccreport.site.search import unit_key
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
+from ccreport.source.sidefiles import session_stamp, team_stamp
 
 SAME, GROW, FULL = "same", "grow", "full"
 
@@ -83,18 +85,33 @@ def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> Plan:
     return Plan(SAME, "unchanged", stamp)  # all there: the folder as it is now can be remembered
 
 
+def _refs_changed(prev: TranscriptState, agents: dict, cards: dict | None) -> Plan | None:
+    """A sub-agent link or a Workflow run card its pages show that would now render differently:
+    FULL when on a closed page, GROW on the last one (None: none changed). ``cards`` None: not checked
+    (the run files' stats are, by session_unchanged)."""
+    found = None
+    refs = [(no, "a sub-agent link") for aid, (no, linked) in prev.agent_refs.items() if (aid in agents) != linked]
+    if cards is not None:
+        refs += [(no, "a workflow run card") for rid, (no, card) in prev.run_refs.items() if cards.get(rid) != card]
+    for no, what in refs:
+        if no < prev.last_page:
+            return Plan(FULL, f"{what} on a closed page changed")
+        found = Plan(GROW, f"{what} on the last page changed")
+    return found
+
+
 def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, parent: str | None,
-                    agents: dict, out: Path) -> Plan:
+                    agents: dict, out: Path, cards: dict | None = None) -> Plan:
     """How to bring one transcript's pages up to date. Costs stats, plus a ≤ 64 KiB read when grown."""
     why = _stale(s, t, prev, parent)
     if why:
         return Plan(FULL, why)
     mode, reason = SAME, "unchanged"
-    for aid, (no, linked) in prev.agent_refs.items():
-        if (aid in agents) != linked:  # a sub-agent link would now render differently
-            if no < prev.last_page:
-                return Plan(FULL, "a sub-agent link on a closed page changed")
-            mode, reason = GROW, "a sub-agent link on the last page changed"
+    refs = _refs_changed(prev, agents, cards)
+    if refs is not None and refs.mode == FULL:
+        return refs
+    if refs is not None:
+        mode, reason = refs.mode, refs.reason
     disk = _pages_on_disk(t, prev, out / transcript_dir(s.project.dir_name, s.id, t.id))
     if disk.mode == FULL:
         return disk
@@ -111,18 +128,30 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
     return Plan(GROW, "grown", disk.dir_stamp)
 
 
-def session_plans(s: Session, old: SessionState | None, out: Path) -> tuple[dict[str, Plan], dict]:
-    """Plans for every transcript of ``s`` (id → Plan) and the agent_calls they rest on."""
+def session_plans(s: Session, old: SessionState | None, out: Path,
+                  cards: dict | None = None) -> tuple[dict[str, Plan], dict]:
+    """Plans for every transcript of ``s`` (id → Plan) and the agent_calls they rest on; ``cards``:
+    the Workflow run cards as they would render now (site.workflows.run_cards)."""
     prev = old.transcripts if old else {}
     agents = agent_urls(s)
     plans = {}
     if s.main:
-        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agents, out)
+        plans["main"] = plan_transcript(s, s.main, prev.get("main"), None, agents, out, cards)
     main_kept = old is not None and "main" in plans and plans["main"].mode in (SAME, GROW)
     calls = dict(old.agent_calls) if main_kept else {}
     for t in s.agents:
-        plans[t.id] = plan_transcript(s, t, prev.get(t.id), parent_url(s, t, calls), agents, out)
+        plans[t.id] = plan_transcript(s, t, prev.get(t.id), parent_url(s, t, calls), agents, out, cards)
     return plans, calls
+
+
+def team_names(states) -> list:
+    """The teams a session's transcripts name (their files are read from the home's root)."""
+    return merge_facts([ts.team for ts in states if ts.team])["teams"]
+
+
+def side_stamp(s: Session, old: SessionState) -> list:
+    """What source.sidefiles stamps of the session now, for the teams its saved state names."""
+    return session_stamp(s) + team_stamp(s.project.path.parent.parent, team_names(old.transcripts.values()))
 
 
 def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[bool, dict[str, int]]:
@@ -130,6 +159,8 @@ def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[
     seen on the way (transcript id → stamp) that the state may remember."""
     if not old or set(old.transcripts) != {t.id for t in s.transcripts}:
         return False, {}
+    if old.side != side_stamp(s, old):
+        return False, {}  # a run file, the custom title or a team file changed: read again
     plans, _ = session_plans(s, old, out)
     stamps = {tid: p.dir_stamp for tid, p in plans.items() if p.dir_stamp is not None}
     if not all(p.mode == SAME for p in plans.values()):

@@ -23,6 +23,7 @@ from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
+from ccreport.site.plan import team_names
 from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
 from ccreport.site.teampage import team_view
 from ccreport.site.toolresults import copier
@@ -31,6 +32,7 @@ from ccreport.site.workflows import prune_runs, run_cards, write_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session, Transcript
 from ccreport.source.reading import read_session_file
+from ccreport.source.sidefiles import session_stamp, team_stamp
 
 
 @dataclass
@@ -79,7 +81,7 @@ def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
     s, old = job.session, job.old
     if job.full or old is None:
         return {t.id: Plan(FULL, "whole session") for t in s.transcripts}
-    plans, calls = session_plans(s, old, job.out)
+    plans, calls = session_plans(s, old, job.out, run.workflow_runs)
     run.agent_calls.update(calls)
     for tid in job.warm:  # render the last page again, through the cache (Follow.warm)
         if plans.get(tid) is not None and plans[tid].mode == SAME:
@@ -119,6 +121,8 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
     folder = transcript_dir(s.project.dir_name, s.id, t.id)
     if prev and mode == FULL:
         prune_pages(out, folder, prev, len(st.pages), deleted)
+        for name in set(prev.replies) - set(st.replies):  # the SendMessage calls they served are gone
+            remove(out / folder / name, deleted)
     if mode == FULL and st.pages and st.summary.error is None:
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
         # older site in the folder): they would show lines the file no longer has.
@@ -129,6 +133,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
 def update_session(job: SessionJob) -> SessionOutcome:
     """Bring one session's pages up to date with its transcripts, given its previous state."""
     s, out, old = job.session, job.out, job.old
+    side = session_stamp(s)  # before its files are read: a change while they are is seen next time
     run = _new_run(job)
     plans = _plans(job, run)
     prev_ts = old.transcripts if old is not None else {}
@@ -151,13 +156,16 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
+    side += team_stamp(s.project.path.parent.parent, team_names(new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)
     home = section(job.home, s.id, list(new_ts.values()))
     moved = old is None or old.home_digest != digest(home)
-    if changed or job.overview or moved or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists():
+    if (changed or job.overview or moved or old.side != side
+            or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()):
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras, home)
     state = _new_state(job, run, new_ts, ledgers, info)
     state.home_digest = digest(home)
+    state.side = side
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
 
@@ -166,7 +174,7 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     """The workflow run pages (written here, their rows listed), the team and the fork of the overview."""
     s = job.session
     rows = write_runs(s, run.run_files, run.writer, job.project_title, run.agent_calls)
-    prune_runs(job.out, s, {r["id"] for r in rows}, deleted)
+    prune_runs(job.out / session_dir(s.project.dir_name, s.id), {r["id"] for r in rows}, deleted)
     main = new_ts.get("main")
     fork = main.summary.fork if main is not None else None
     if fork:
@@ -204,7 +212,7 @@ def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: 
     """Delete the pages past ``keep`` of a transcript (all of them and latest.html when 0)."""
     names = [page_name(p[0]) for p in prev.pages if p[0] > keep]
     if keep == 0:
-        names.append(LATEST)
+        names.extend([LATEST, *prev.replies])
     for name in names:
         remove(out / rel / name, deleted)
     if keep == 0 and rel.count("/") > 2:  # an agent-<id>/ folder: drop it when empty

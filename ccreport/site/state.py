@@ -3,7 +3,7 @@
 All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
 format is rebuilt whole)::
 
-    out/.ccreport/state.json             {"format": 6, "ccreport": version, "fingerprint": of
+    out/.ccreport/state.json             {"format": 8, "ccreport": version, "fingerprint": of
                                           templates, assets and code, "options": render_options(),
                                           "titles": {project dir: title in its headings},
                                           "title_sources": {project dir: {"title", "seen": [[path,
@@ -28,10 +28,11 @@ from ccreport import __version__
 from ccreport.fs import atomic_write
 from ccreport.layout import STATE_DIR
 
+# 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 8
+FORMAT = 9
 HEAD_BYTES = 64 * 1024
 
 
@@ -96,6 +97,8 @@ class TranscriptState:
     turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
     turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
     typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
+    run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
+    replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
 
     @property
     def last_page(self) -> int:
@@ -128,6 +131,7 @@ class SessionState:
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
+    side: list = field(default_factory=list)  # source.sidefiles rows: run files, custom title, team files
     format: int = FORMAT
     home_digest: str = ""  # of the home-file section its overview shows (site.extras): rewritten when it moves
 
@@ -137,7 +141,7 @@ class SessionState:
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
                    agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
-                   home_digest=data.get("home_digest") or "")
+                   home_digest=data.get("home_digest") or "", side=data.get("side") or [])
 
 
 def render_options(opts) -> dict:

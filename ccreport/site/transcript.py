@@ -12,8 +12,8 @@ import orjson
 from markupsafe import Markup
 
 from ccreport.fs import WriteError
-from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
-from ccreport.layout import transcript_dir, transcript_slug
+from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, page_name
+from ccreport.layout import reply_page, transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import TITLE_MAX, cut_words
@@ -93,6 +93,8 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.pages = [list(p) for p in resume.pages[:-1]]
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
+    state.run_refs = {k: v for k, v in resume.run_refs.items() if v[0] < no}
+    state.replies = {k: v for k, v in resume.replies.items() if v < no}
     state.agent_keys = list(resume.agent_keys)
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
@@ -181,6 +183,8 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
         slug = transcript_slug(pages.t.id)
         where = (f"{slug}/" if slug else "") + f"{page_name(no)}#L{call.line}"
         rid = run_id_of(call) if call.name == "Workflow" else None
+        if rid is not None and rid not in pages.state.run_refs:  # its card shows the run's files (site/plan.py)
+            pages.state.run_refs[rid] = [no, pages.run.workflow_runs.get(rid)]
         if pages.t.kind != "main":
             # A nested agent links back to the call in its parent agent (main-session calls come first).
             if call.name in ("Task", "Agent") and isinstance(aid, str):
@@ -263,6 +267,7 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
                         fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None,
                         cwd=pages.builder.carry.get("cwd"), **home_links(run, page))
     items, continues = _page_items(pages, page, ctx)
+    _write_reply_pages(pages, page)
     body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
     args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
     html = env().get_template("page.html").render(**args)
@@ -273,6 +278,26 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     if run.search is not None:
         run.search.page(pages.t.id, page.no, page.messages)
     return hashlib.sha256(html.encode("utf-8")).hexdigest()
+
+
+def _write_reply_pages(pages: _Pages, page: Page) -> None:
+    """The way from a SendMessage to its reply on a later page (layout.reply_page): written as
+    "no reply yet" when the call's page closes, then as a redirect by the reply's page."""
+    env_, out = env().get_template("redirect.html"), []
+    for m in page.messages:
+        for call in m.calls:
+            if call.name == "SendMessage" and call.reply_later:
+                to = (call.input.get("to") or call.input.get("recipient")) if isinstance(call.input, dict) else None
+                out.append((reply_page(call.id), dict(
+                    target=f"{page_name(page.no)}#L{call.line}", label="No reply yet", what="message sent",
+                    note=f"No reply from {to or 'this teammate'} is recorded after this message (yet).")))
+        info = m.reply_to
+        if info and isinstance(info.get("id"), str) and info.get("page") != page.no:
+            out.append((reply_page(info["id"]), dict(target=f"{page_name(page.no)}#L{m.line}", label="Reply",
+                                                      what=f"reply from {info.get('to') or 'the teammate'}")))
+    for name, args in out:
+        pages.run.writer.write(f"{pages.rel}/{name}", env_.render(**args))
+        pages.state.replies[name] = page.no
 
 
 def _fork_parent_known(s: Session, page: Page) -> bool:

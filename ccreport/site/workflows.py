@@ -7,47 +7,26 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import orjson
 from markupsafe import Markup
 
-from ccreport.layout import INDEX, WORKFLOW_PREFIX, depth_root, page_name, project_url, run_dir, run_url, session_dir
+from ccreport.layout import INDEX, WORKFLOW_PREFIX, depth_root, page_name, project_url, run_dir, run_url
 from ccreport.layout import session_url
 from ccreport.layout import transcript_url, url_name
-from ccreport.model.workflows import journal_steps
+from ccreport.model.workflows import journal_steps, run_facts, run_status, run_summary
 from ccreport.render.resources import env
 from ccreport.render.runs import script_html, steps_html, summary_html
 from ccreport.site.indexes import page_args
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Session
-from ccreport.source.workflows import RunFiles, find_runs, read_text
-
-
-def _summary(s: Session, run: RunFiles) -> tuple[dict | None, str]:
-    raw, _ = read_text(s, run.summary)
-    try:
-        data = orjson.loads(raw) if raw else None
-    except orjson.JSONDecodeError:
-        data = None
-    return (data if isinstance(data, dict) else None), raw
-
-
-def _status(summary: dict | None, steps) -> str:
-    if summary and isinstance(summary.get("status"), str):
-        return summary["status"]
-    last = next((st.status for st in reversed(steps) if st.status), "")
-    return last or ("finished" if summary else "")
+from ccreport.source.workflows import RunFiles, read_text
 
 
 def run_cards(s: Session) -> tuple[list[RunFiles], dict]:
     """The session's runs and, by run id, the card a Workflow call shows (render.runs.run_card)."""
-    runs = find_runs(s)
-    cards = {}
-    for r in runs:
-        summary, _ = _summary(s, r)
-        steps = journal_steps(read_text(s, r.journal)[0])
-        cards[r.run_id] = {"url": f"{run_url(s.project.dir_name, s.id, r.run_id)}/{INDEX}", "status": _status(summary, steps),
-                           "steps": len(steps), "agents": sum(1 for a in s.agents if a.workflow_run == r.run_id)}
-    return runs, cards
+    runs, facts = run_facts(s)
+    # (its agents are linked from the run's page, not the card)
+    return runs, {rid: {"url": f"{run_url(s.project.dir_name, s.id, rid)}/{INDEX}", "status": f["status"],
+                        "steps": f["steps"], "agents": f["agents"]} for rid, f in facts.items()}
 
 
 def write_runs(s: Session, runs: list[RunFiles], writer: Writer, project_title: str, agent_calls: dict) -> list[dict]:
@@ -61,10 +40,10 @@ def write_runs(s: Session, runs: list[RunFiles], writer: Writer, project_title: 
         links = {a.id: f"{root}{transcript_url(pdir, s.id, a.id)}/{page_name(1)}" for a in agents}
         journal, journal_cut = read_text(s, r.journal)
         steps = journal_steps(journal)
-        summary, raw = _summary(s, r)
+        summary, raw = run_summary(s, r)
         script, script_cut = read_text(s, r.script)
         call = agent_calls.get(r.run_id)
-        view = {"id": r.run_id, "status": _status(summary, steps), "steps": steps,
+        view = {"id": r.run_id, "status": run_status(summary, steps), "steps": steps,
                 "name": summary.get("workflowName") or summary.get("name") if summary else None,
                 "agents": [{"name": f"{a.agent_type or a.label} {a.id}", "description": a.description,
                             "url": links[a.id]} for a in agents],
@@ -84,10 +63,9 @@ def write_runs(s: Session, runs: list[RunFiles], writer: Writer, project_title: 
     return rows
 
 
-
-def prune_runs(out: Path, s: Session, keep: set, deleted: list) -> None:
-    """The pages of runs whose files are gone."""
-    folder = out / session_dir(s.project.dir_name, s.id)
+def prune_runs(folder: Path, keep: set, deleted: list) -> None:
+    """The pages of runs whose files are gone, in a session's site folder (``keep`` empty: all of
+    them, for a session pruned whole)."""
     try:
         names = os.listdir(folder)
     except OSError:

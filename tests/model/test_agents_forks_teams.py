@@ -131,3 +131,17 @@ def test_journal_steps_and_run_id():
         result = R()
 
     assert run_id_of(C()) == "wf_3c9e1a27-4b1"
+
+
+def test_send_message_whose_page_closes_before_the_reply_links_forward():
+    call = {"type": "assistant", "uuid": "a", "message": {"id": "m1", "role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "SendMessage", "input": {"to": "profiler", "message": "go"}}]}}
+    result = {"type": "user", "uuid": "r", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "sent"}]}}
+    b = Builder()
+    b.feed(Entry(1, 0, 0, call))
+    b.feed(Entry(2, 0, 0, result))
+    sent = b.out[0].calls[0]
+    assert not sent.reply_later  # the page is open: the reply may still come on it
+    b.close_page()
+    assert sent.reply_later and sent.reply_line is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from ccreport.model.messages import Builder
+from ccreport.model.messages import Builder, typed_prompt_text
 from ccreport.model.pages import paginate
 from ccreport.model.turns import Turns, prompt_of
 from ccreport.source.jsonl import Entry, Reader
@@ -94,3 +94,22 @@ def test_injected_and_tool_result_lines_start_no_turn():
                            user("s", "<system-reminder>x</system-reminder>")], 1):
         b.feed(Entry(i, 0, 0, e))
     assert all(prompt_of(m) is None for m in b.out)
+
+
+def test_a_prompt_after_an_ide_context_block_starts_a_turn():
+    ide = {"type": "text", "text": "<ide_opened_file>The user opened the file /p/a.js</ide_opened_file>"}
+    entry = user("u1", [ide, {"type": "text", "text": "Why does this fail?"}])
+    b = Builder()
+    b.feed(Entry(1, 0, 0, entry))
+    assert typed_prompt_text(entry) == "Why does this fail?"
+    assert prompt_of(b.out[0]) == "Why does this fail?" and b.carry["titles"]["prompt"] == "Why does this fail?"
+    # only context, or a tool result first: no prompt
+    assert typed_prompt_text(user("u2", [ide])) is None
+    assert typed_prompt_text(tool_result("r", "t", "x")) is None
+
+
+def test_a_teammate_or_peer_message_is_not_a_typed_prompt():
+    tm = 'Another Claude session sent a message:\n<teammate-message teammate_id="checker">ok</teammate-message>'
+    assert typed_prompt_text(user("u1", tm)) is None
+    assert typed_prompt_text(user("u2", "results are in", origin={"kind": "peer", "from": "checker"})) is None
+    assert typed_prompt_text(user("u3", "typed", origin={"kind": "human"})) == "typed"

@@ -144,14 +144,20 @@ def test_a_long_session_still_fits_one_comment(tmp_path):
 
 # --- every session of the real corpus ---------------------------------------------------------------------
 def _typed_texts(obj) -> list[str]:
-    """Each text a person typed in a user line (an IDE context block may come first in the same line)."""
+    """What starts a turn in a user line, as the outline counts them: the text a person typed (an IDE
+    context block may come first in the same line: one prompt per line) or a slash command."""
     if not obj or obj.get("type") != "user" or obj.get("isMeta") or obj.get("isSidechain") \
-            or obj.get("isCompactSummary"):
+            or obj.get("isCompactSummary") or (obj.get("origin") or {}).get("kind") not in (None, "human"):
         return []
     c = obj["message"].get("content")
     blocks = [b for b in c if isinstance(b, dict) and b.get("type") == "text"] if isinstance(c, list) else []
     texts = [c] if isinstance(c, str) else [b.get("text", "") for b in blocks]
-    return [t for t in texts if t.strip() and not injected(obj, t)]
+    if isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c[:1]):
+        return []
+    typed = [t for t in texts if t.strip() and not injected(obj, t) and "<teammate-message" not in t]
+    if typed:
+        return ["\n\n".join(typed)]
+    return [t for t in texts[:1] if "<command-name>" in t]
 
 
 @pytest.mark.slow
@@ -165,7 +171,7 @@ def test_every_corpus_session_summary_fits_one_comment(corpus_home):
         text, problems = github_view(md)
         assert problems == [] and md_problems(md) == [], (s.id, problems)
         prompts = [p for e in read_entries(s.main.path) for p in _typed_texts(e.obj)] if s.main else []
-        # every typed prompt has its numbered heading (or the comment says how many were left out)
+        # every typed prompt and command has its numbered heading (or the comment says how many were left out)
         shown = len(re.findall(r"^### \d+\. Prompt", md, re.M))
         left = re.search(r"… (\d+) more prompts", text)
         assert shown + (int(left.group(1)) if left else 0) == len(prompts), s.id

@@ -201,3 +201,15 @@ def test_search_keeps_the_full_path_of_a_relative_one(corpus_site):
     html = (site / "p" / JSS / JSS_SESSION / "page-0001.html").read_text()
     full = re.search(r'<code class="path" title="(/Users/dain/workspace/JSSoundRecorder/[^"]+)">', html).group(1)
     assert json.dumps(full)[1:-1] in scripts
+
+
+def test_outline_lists_prompts_that_follow_an_ide_context_block(corpus_site):
+    """7acd37a8: two of its five typed prompts come after an <ide_…> block in the same user line."""
+    site, _ = corpus_site
+    st = json.loads((site / ".ccreport" / "sessions" / JSS / f"{JSS_SESSION}.json").read_bytes())
+    prompts = [Turn.from_json(t).prompt for t in st["transcripts"]["main"]["turns"]]
+    typed = [p for p in prompts if not p.startswith("/")]
+    assert len(typed) == 5, prompts
+    assert typed[0].startswith("OK, so this was just so you know") and typed[-1] == "Let's also Migrate to AudioWorklet"
+    html = (site / "p" / JSS / JSS_SESSION / "index.html").read_text()
+    assert "Let&#39;s also Migrate to AudioWorklet" in html or "Let's also Migrate to AudioWorklet" in html

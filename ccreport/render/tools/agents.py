@@ -30,7 +30,8 @@ def v_task(call, inp: dict, x: dict, ctx):
     elif call.sidechain_line and call.sidechain_line in ctx.page_lines:
         body += f'<p><a class="agent-link" href="#L{call.sidechain_line}">Sub-agent run below (line {call.sidechain_line}) ↓</a></p>'
     elif isinstance(agent_id, str):
-        body += f'<p class="dim">Sub-agent {esc(agent_id)} (its transcript is not in this home)</p>'
+        where = "not in this export" if ctx.embed else "its transcript is not in this home"
+        body += f'<p class="dim">Sub-agent {esc(agent_id)} ({where})</p>'
     return summary, body, _agent_result(call, x, ctx) if call.result is not None else None
 
 
