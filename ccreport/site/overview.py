@@ -4,7 +4,7 @@ the transcripts grouped by kind, with their pages, sizes, tokens and costs."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import fields
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
@@ -100,7 +100,9 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     for ts in states:
         counts.update(ts.summary.counts or {})
     main = next((ts for ts in states if ts.summary.kind == "main" and ts.pages), None)
-    sview = dict(asdict(info), started=local_date(info.first_ts), last=local_date(info.last_ts),
+    # (a shallow view: asdict deep-copied every session's usage report, for five scalars)
+    sview = dict({f.name: getattr(info, f.name) for f in fields(info)}, started=local_date(info.first_ts),
+                 last=local_date(info.last_ts),
                  counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
