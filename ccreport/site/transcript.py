@@ -264,11 +264,12 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
     html = env().get_template("page.html").render(**args)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
-    wrote = run.writer.write(page_rel, html)
+    raw = html.encode("utf-8")  # (once: written and hashed)
+    wrote = run.writer.write(page_rel, raw)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
-    return hashlib.sha256(html.encode("utf-8")).hexdigest()
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _fork_parent_known(s: Session, page: Page) -> bool:
