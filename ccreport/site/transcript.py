@@ -33,7 +33,7 @@ from ccreport.site.options import Options
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
-from ccreport.source.jsonl import Reader
+from ccreport.source.jsonl import READ_BUFFER, Reader
 
 @dataclass
 class SessionRun:
@@ -120,7 +120,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
                    transcript_dir(s.project.dir_name, s.id, t.id), builder,
                    Turns.resume(state.turns, state.turns_mark) if resume is not None else Turns())
     try:
-        with open(t.path, "rb") as fh:
+        with open(t.path, "rb", buffering=READ_BUFFER) as fh:
             reader = Reader(fh, start_offset, start_line)
             entries = ledger.tap(_with_unfinished_tail(reader))
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
