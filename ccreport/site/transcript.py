@@ -203,7 +203,7 @@ def _page_title(pages: _Pages) -> str:
     return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
 
 
-def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: str) -> dict:
+def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: Markup) -> dict:
     s, t, title = pages.run.session, pages.t, pages.run.project_title
     root = depth_root(pages.rel)
     heading = _page_title(pages)
@@ -212,7 +212,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
                 agent_line=" · ".join(x for x in (t.agent_type, t.description) if x),
-                last_line=max(lines) if lines else page.first_line, body=Markup(body),
+                last_line=max(lines) if lines else page.first_line, body=body,
                 prev_url=page_name(page.no - 1) if page.no > 1 else None,
                 next_url=page_name(page.no + 1) if page.closed else None,
                 first_url=page_name(1), latest_url=LATEST,
@@ -261,15 +261,21 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
                         cwd=pages.builder.carry.get("cwd"))
     items, continues = _page_items(pages, page, ctx)
     body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
-    args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
-    html = env().get_template("page.html").render(**args)
+    args = dict(_page_template_args(pages, page, lines, pending, _BODY), continues=continues)
+    # The page's frame is rendered around a marker, its messages put in its place: as a template
+    # value the body (most of the page's bytes) was copied twice more (Markup, then escape()).
+    # Everything before the marker is escaped text or markup made here: no "<" of a transcript.
+    before, _, after = env().get_template("page.html").render(**args).partition(_BODY)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
-    raw = html.encode("utf-8")  # (once: written and hashed)
+    raw = "".join((before, body, after)).encode("utf-8")  # (once: written and hashed)
     wrote = run.writer.write(page_rel, raw)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
     pages.docs[str(page.no)] = search.page_docs(page.messages, page_in_session(pages.t.id, page.no))
     return hashlib.sha256(raw).hexdigest()
+
+
+_BODY = Markup("<!--ccreport:page-body-->")
 
 
 def _fork_parent_known(s: Session, page: Page) -> bool:
