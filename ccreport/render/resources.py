@@ -33,7 +33,8 @@ def assets_dir() -> Path:
 def env() -> Environment:
     """One compiled template environment per process."""
     # finalize: a title or a name with a control character shows it as a symbol (markup.show_controls);
-    # Markup is HTML made here (messages are checked by render_message; the export's body marker)
+    # Markup is HTML made here (messages are checked by render_message, or page by page in
+    # site.transcript.write_page; the export's body marker)
     # auto_reload off: templates are part of the code (its fingerprint), so none is looked at on
     # disk again; with it on, every page render stat()ed each template it extends or includes.
     return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,

@@ -21,8 +21,8 @@ from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
-from ccreport.render.markup import colours_in_browser
-from ccreport.render.message import RenderContext, render_message
+from ccreport.render.markup import colours_in_browser, controls_free, show_controls
+from ccreport.render.message import RenderContext, message_html
 from ccreport.render.resources import env
 from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
 from ccreport.render.turns import continues_note, turn_line
@@ -239,7 +239,8 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
         pages.renders.begin_page()
     for m in page.messages:
         with colours_in_browser():
-            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx)
+            # (without a render cache the page is checked for control characters whole: write_page)
+            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else message_html(m, ctx)
         items.append((f"L{m.line}", html))
         if m.line in after:
             turn, figs = after[m.line]
@@ -260,14 +261,17 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
                         fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None,
                         cwd=pages.builder.carry.get("cwd"))
     items, continues = _page_items(pages, page, ctx)
-    body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
     args = dict(_page_template_args(pages, page, lines, pending, _BODY), continues=continues)
     # The page's frame is rendered around a marker, its messages put in its place: as a template
     # value the body (most of the page's bytes) was copied twice more (Markup, then escape()).
     # Everything before the marker is escaped text or markup made here: no "<" of a transcript.
-    before, _, after = env().get_template("page.html").render(**args).partition(_BODY)
+    frame = env().get_template("page.html").render(**args).partition(_BODY)
+    raw = _page_bytes(page, items, frame)
+    if pages.renders is None and not controls_free(raw):
+        # A control character somewhere: each message shows its own, as render_message does.
+        items = [(key, show_controls(html) if key[0] == "L" else html) for key, html in items]
+        raw = _page_bytes(page, items, frame)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
-    raw = "".join((before, body, after)).encode("utf-8")  # (once: written and hashed)
     wrote = run.writer.write(page_rel, raw)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
@@ -276,6 +280,12 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
 
 
 _BODY = Markup("<!--ccreport:page-body-->")
+
+
+def _page_bytes(page: Page, items: list, frame: tuple[str, str, str]) -> bytes:
+    """The page's HTML as written and hashed (encoded once): the frame around its messages."""
+    body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
+    return "".join((frame[0], body, frame[2])).encode("utf-8")
 
 
 def _fork_parent_known(s: Session, page: Page) -> bool:
