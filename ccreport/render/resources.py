@@ -38,10 +38,11 @@ def env() -> Environment:
     # auto_reload off: templates are part of the code (its fingerprint), so none is looked at on
     # disk again; with it on, every page render stat()ed each template it extends or includes.
     return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_shown)
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown)
 
 
-def _shown(value):
+def shown(value):
+    """A template value as the templates print it, before autoescaping (their finalize)."""
     return markup.show_controls(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 

@@ -16,7 +16,7 @@ from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.indexes import fmt_tokens, page_args
-from ccreport.site.outline import first_turn_url, outline
+from ccreport.site.outline import first_turn_url, outline_html
 from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
@@ -109,7 +109,7 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     main_turns = main.turns if main else []
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups,
-        outline=outline(main_turns, info.cwd),
+        outline=outline_html(main_turns, info.cwd),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)
