@@ -30,7 +30,7 @@ from pathlib import Path
 import orjson
 
 from ccreport import __version__
-from ccreport.fs import atomic_write
+from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR
 
 # 7: turns (model.turns) per transcript, the task board and Claude Code's own cost (cost-state) in
@@ -256,7 +256,11 @@ class State:
         crash in between leaves states that are all there, some older: the head, written last,
         is then older too, and the next build is a full one again)."""
         raws = {key: orjson.dumps(data) for key, data in self.sessions.items()}
-        atomic_write(self.dir / PACK, b"[" + b",".join(raws.values()) + b"]")
+        with atomic_file(self.dir / PACK) as fh:  # (streamed: the pack is never held twice)
+            fh.write(b"[")
+            for i, raw in enumerate(raws.values()):
+                fh.write(b"," + raw if i else raw)
+            fh.write(b"]")
         shutil.rmtree(self.dir / "sessions", ignore_errors=True)
         self._saved, self._packed = raws, set(raws)
         self.dirty.clear()
