@@ -75,3 +75,13 @@ def page_text(path: Path) -> str:
 
 def site_text(site: Path) -> str:
     return " ".join(page_text(p) for p in sorted(site.rglob("*.html")))
+
+
+def saved_states(site: Path) -> dict:
+    """(project dir, session id) → the session's saved state as plain data, as a build loads it
+    (from the state pack of a full build or from the session's own file: site/state.py)."""
+    import orjson
+
+    from ccreport.site.state import State
+
+    return {key: orjson.loads(orjson.dumps(st)) for key, st in sorted(State.load(site).sessions.items())}

@@ -32,16 +32,36 @@ def price_of(model: str | None) -> tuple[float, float] | None:
 UNITS_PER_DOLLAR = 10_000_000_000
 
 
+def _units(dollars_per_mtok: float) -> int:
+    return round(dollars_per_mtok * 10_000)  # units per token
+
+
+# model name → its per-token units (input, output, 5-minute cache write, 1-hour cache write, cache
+# read), or None: the table is searched once per model, not once per response (a transcript has
+# tens of thousands of responses and a handful of models).
+_RATES: dict = {}
+
+
+def _rates(model: str | None) -> tuple[int, int, int, int, int] | None:
+    r = _RATES.get(model, False) if model is None or isinstance(model, str) else False
+    if r is not False:
+        return r
+    p = price_of(model)
+    r = None if p is None else (_units(p[0]), _units(p[1]), _units(p[0] * CACHE_WRITE_5M),
+                                _units(p[0] * CACHE_WRITE_1H), _units(p[0] * CACHE_READ))
+    if (model is None or isinstance(model, str)) and len(_RATES) < 4096:  # (names come from transcripts)
+        _RATES[model] = r
+    return r
+
+
 def cost_units(model: str | None, usage: dict) -> int | None:
     """The cost of one usage record in integer units (UNITS_PER_DOLLAR), or None for a model without a
     known price."""
-    p = price_of(model)
-    if p is None:
+    r = _rates(model)
+    if r is None:
         return None
-    inp, out = p
-    per = lambda dollars_per_mtok: round(dollars_per_mtok * 10_000)  # noqa: E731 — units per token
-    write = usage.get("cache_creation_input_tokens", 0)
-    write_1h = min(usage.get("cache_write_1h", 0), write)
-    return (usage.get("input_tokens", 0) * per(inp) + usage.get("output_tokens", 0) * per(out)
-            + (write - write_1h) * per(inp * CACHE_WRITE_5M) + write_1h * per(inp * CACHE_WRITE_1H)
-            + usage.get("cache_read_input_tokens", 0) * per(inp * CACHE_READ))
+    get = usage.get
+    write = get("cache_creation_input_tokens", 0)
+    write_1h = min(get("cache_write_1h", 0), write)
+    return (get("input_tokens", 0) * r[0] + get("output_tokens", 0) * r[1]
+            + (write - write_1h) * r[2] + write_1h * r[3] + get("cache_read_input_tokens", 0) * r[4])

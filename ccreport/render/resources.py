@@ -33,12 +33,16 @@ def assets_dir() -> Path:
 def env() -> Environment:
     """One compiled template environment per process."""
     # finalize: a title or a name with a control character shows it as a symbol (markup.show_controls);
-    # Markup is HTML made here (messages are checked by render_message; the export's body marker)
-    return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=_shown)
+    # Markup is HTML made here (messages are checked by render_message, or page by page in
+    # site.transcript.write_page; the export's body marker)
+    # auto_reload off: templates are part of the code (its fingerprint), so none is looked at on
+    # disk again; with it on, every page render stat()ed each template it extends or includes.
+    return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown)
 
 
-def _shown(value):
+def shown(value):
+    """A template value as the templates print it, before autoescaping (their finalize)."""
     return markup.show_controls(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 

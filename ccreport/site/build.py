@@ -101,7 +101,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
     try:
-        run.state.save()
+        run.state.save(full=run.full_all)
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
     run.res.projects = len(run.catalog.projects)

@@ -3,12 +3,17 @@ the session page (model.turns gathers the figures during the render; this only f
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+import orjson
+
 from ccreport.layout import page_name
 from ccreport.model.text import cut_words
 from ccreport.model.turns import Turn
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ccreport.render.paths import path_html
+from ccreport.render.resources import shown
 from ccreport.render.turns import figures_text, tool_counts
 
 FILES_SHOWN = 6
@@ -22,21 +27,85 @@ def answer_lines(text: str) -> list[str]:
 
 
 def outline(turns: list, cwd: str | None) -> list[dict]:
-    """The outline's rows (the template formats them), oldest prompt first."""
-    rows = []
-    for data in turns:
-        t = Turn.from_json(data)
-        f = t.figures
-        files = [Markup(path_html(p, cwd)) for p in f.files]
-        rows.append({
-            "no": t.no, "url": f"{page_name(t.page)}#L{t.line}", "ts": t.ts, "prompt": cut_words(t.prompt, 200),
-            "tools": tool_counts(f.tools), "files": files[:FILES_SHOWN],
-            "when": (t.ts or "").replace("T", " ")[:16],
-            "files_more": len(files) - FILES_SHOWN + f.files_more if len(files) > FILES_SHOWN or f.files_more else 0,
-            "agents": [cut_words(a, 80) for a in f.agents], "errors": f.errors,
-            "figures": " · ".join(figures_text(f, t.ts)), "answer": answer_lines(f.answer),
-        })
-    return rows
+    """The outline's rows (what outline_html formats), oldest prompt first."""
+    return [_fields(data, cwd) for data in turns]
+
+
+def _fields(data: dict, cwd: str | None) -> dict:
+    t = Turn.from_json(data)
+    f = t.figures
+    files = [Markup(path_html(p, cwd)) for p in f.files]
+    return {
+        "no": t.no, "url": f"{page_name(t.page)}#L{t.line}", "ts": t.ts, "prompt": cut_words(t.prompt, 200),
+        "tools": tool_counts(f.tools), "files": files[:FILES_SHOWN],
+        "when": (t.ts or "").replace("T", " ")[:16],
+        "files_more": len(files) - FILES_SHOWN + f.files_more if len(files) > FILES_SHOWN or f.files_more else 0,
+        "agents": [cut_words(a, 80) for a in f.agents], "errors": f.errors,
+        "figures": " · ".join(figures_text(f, t.ts)), "answer": answer_lines(f.answer),
+    }
+
+
+# (turn as saved, cwd) → its row's HTML, in this process: a row depends on nothing else, and an
+# append changes only the last turns, so a live session's page re-renders only those (a session of
+# 4,000 prompts: ~120 ms of every append otherwise). Bounded: oldest used dropped first.
+_ROWS: OrderedDict = OrderedDict()
+ROWS_KEPT = 20_000
+
+
+def _row_html(data: dict, cwd: str | None) -> str:
+    key = orjson.dumps([cwd, data])
+    html = _ROWS.get(key)
+    if html is None:
+        html = _ROWS[key] = _row(_fields(data, cwd))
+        if len(_ROWS) > ROWS_KEPT:
+            _ROWS.popitem(last=False)
+    else:
+        _ROWS.move_to_end(key)
+    return html
+
+
+def outline_html(turns: list, cwd: str | None) -> Markup:
+    """The outline section of the session page ("" without prompts), as templates/_outline.html
+    wrote it: built here because it lists every prompt and is written again on every append (a
+    session of 4,000 prompts spent most of an append's 0.3 s in that template's loop)."""
+    if not turns:
+        return Markup("")
+    out = ['<section class="outline" aria-labelledby="outline-h">\n'
+           f'<h2 id="outline-h">Prompts <span class="dim">({len(turns)})</span></h2>\n<ol class="turns">\n']
+    out.extend(_row_html(data, cwd) for data in turns)
+    out.append("</ol>\n</section>\n")
+    return Markup("".join(out))
+
+
+def _v(value) -> str:
+    """A value as a template prints it: control characters shown, then escaped (autoescape)."""
+    return escape(shown(value))
+
+
+def _errors(n: int) -> str:
+    return f'{n} error{"" if n == 1 else "s"}'
+
+
+def _row(t: dict) -> str:
+    when = f' <time class="dim small" datetime="{_v(t["ts"])}">{_v(t["when"])}</time>' if t["ts"] else ""
+    prompt = f'<a href="{_v(t["url"])}">{_v(t["prompt"])}</a>'
+    parts = [f'<li class="turn-row">\n<p class="turn-prompt">{prompt}{when}</p>\n']
+    if t["figures"]:
+        parts.append(f'<p class="small dim">{_v(t["figures"])}</p>')
+    if t["tools"]:
+        err = f' · <span class="err">{_errors(t["errors"])}</span>' if t["errors"] else ""
+        parts.append(f'<p class="small">{_v(t["tools"])}{err}</p>')
+    elif t["errors"]:
+        parts.append(f'<p class="small err">{_errors(t["errors"])}</p>')
+    if t["files"]:
+        more = f' and {t["files_more"]} more' if t["files_more"] else ""
+        parts.append(f'<p class="small">Changed {", ".join(map(_v, t["files"]))}{more}</p>')
+    if t["agents"]:  # (jinja's join of plain strings: one string, shown and escaped whole)
+        parts.append(f'<p class="small">Sub-agents: {_v(" · ".join(t["agents"]))}</p>')
+    if t["answer"]:
+        parts.append('<div class="answer-head">' + "".join(f"<p>{_v(line)}</p>" for line in t["answer"]) + "</div>")
+    parts.append("</li>\n")
+    return "".join(parts)
 
 
 def first_turn_url(turns: list) -> str | None:

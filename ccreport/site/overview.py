@@ -4,7 +4,7 @@ the transcripts grouped by kind, with their pages, sizes, tokens and costs."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import fields
 
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
@@ -16,7 +16,7 @@ from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site.indexes import fmt_tokens, page_args
-from ccreport.site.outline import first_turn_url, outline
+from ccreport.site.outline import first_turn_url, outline_html
 from ccreport.site.state import SessionInfo, TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
@@ -101,14 +101,16 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     for ts in states:
         counts.update(ts.summary.counts or {})
     main = next((ts for ts in states if ts.summary.kind == "main" and ts.pages), None)
-    sview = dict(asdict(info), started=local_date(info.first_ts), last=local_date(info.last_ts),
-                 counts=counts.most_common(), cwd=info.cwd or "", latest_url=LATEST if main else None, gone=s.gone)
+    # (a shallow view: asdict deep-copied every session's usage report, for five scalars)
+    sview = dict({f.name: getattr(info, f.name) for f in fields(info)}, started=local_date(info.first_ts),
+                 last=local_date(info.last_ts), counts=counts.most_common(), cwd=info.cwd or "",
+                 latest_url=LATEST if main else None, gone=s.gone)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     main_turns = main.turns if main else []
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
-        outline=outline(main_turns, info.cwd),
+        outline=outline_html(main_turns, info.cwd),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)

@@ -10,6 +10,10 @@ format is rebuilt whole)::
                                           size, mtime_ns], …]}}}   (State.set_head)
     out/.ccreport/sessions/<project-dir>/<session-id>.json    a SessionState: the dataclasses
                                           below, field for field (orjson writes them as they are)
+    out/.ccreport/sessions.json           [SessionState, …]: a full build of PACK_MIN sessions or
+                                          more writes them all here, one file, not a file per
+                                          session and a folder per project; the files above,
+                                          written by later builds, override it
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
@@ -18,6 +22,7 @@ title rebuilds that project's sessions. How the build reads a session's state: s
 from __future__ import annotations
 
 import hashlib
+import shutil
 from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -25,7 +30,7 @@ from pathlib import Path
 import orjson
 
 from ccreport import __version__
-from ccreport.fs import atomic_write
+from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR
 
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
@@ -34,6 +39,10 @@ from ccreport.layout import STATE_DIR
 # summary); 4: usage ledgers in the session file
 FORMAT = 9
 HEAD_BYTES = 64 * 1024
+PACK = "sessions.json"
+# From this many sessions a full build packs their states into one file (State.save). Below it the
+# files cost little, and one file per session stays easy to look at.
+PACK_MIN = 32
 
 
 def _known(cls, data: dict) -> dict:
@@ -172,6 +181,7 @@ class State:
         # Sessions whose last update failed (a full disk): their saved state is the one before it,
         # but some of their pages may be newer, so the next build renders them whole.
         self.redo: set[tuple[str, str]] = set()
+        self._packed: set[tuple[str, str]] = set()  # sessions in the pack file (a session file may override)
 
     @classmethod
     def load(cls, out: Path) -> "State":
@@ -185,6 +195,7 @@ class State:
             return st
         st.head, st._saved_head = head, raw
         st.redo = {tuple(k) for k in head.get("redo", ()) if isinstance(k, list) and len(k) == 2}
+        st._load_pack()
         for path in (st.dir / "sessions").glob("*/*.json"):
             # A session file unreadable or of another format: that session is simply rebuilt.
             with suppress(OSError, orjson.JSONDecodeError, KeyError, TypeError):
@@ -194,6 +205,19 @@ class State:
                     key = (path.parent.name, path.stem)
                     st.sessions[key], st._saved[key] = SessionState.from_json(data), raw
         return st
+
+    def _load_pack(self) -> None:
+        try:
+            items = orjson.loads((self.dir / PACK).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return
+        for data in items if isinstance(items, list) else []:
+            with suppress(KeyError, TypeError):
+                if isinstance(data, dict) and data.get("format") == FORMAT:
+                    key = (data["project"], data["id"])
+                    # (orjson gives back the bytes it wrote: the skip of identical writes holds)
+                    self.sessions[key], self._saved[key] = SessionState.from_json(data), orjson.dumps(data)
+                    self._packed.add(key)
 
     def compatible(self, opts, fingerprint: str) -> bool:
         """False when everything must be rebuilt (no state, other version, code or options)."""
@@ -213,9 +237,12 @@ class State:
     def _session_path(self, key: tuple[str, str]) -> Path:
         return self.dir / "sessions" / key[0] / f"{key[1]}.json"
 
-    def save(self) -> None:
+    def save(self, full: bool = False) -> None:
         """Write the session files that changed, drop those of vanished sessions, then the head
-        (last: a crash in between leaves an older head, which only costs a rebuild)."""
+        (last: a crash in between leaves an older head, which only costs a rebuild). ``full``:
+        every session was rendered again (a full build): from PACK_MIN sessions, one pack file."""
+        if full and len(self.sessions) >= PACK_MIN:
+            self._write_pack()
         for key in self.dirty:
             data = self.sessions.get(key)
             if data is None:
@@ -227,14 +254,30 @@ class State:
                 atomic_write(self._session_path(key), raw)
                 self._saved[key] = raw
         self.dirty.clear()
-        for key in [k for k in self._saved if k not in self.sessions]:
+        gone = [k for k in self._saved if k not in self.sessions]
+        for key in gone:
             with suppress(OSError):
                 self._session_path(key).unlink()
             with suppress(OSError):
                 self._session_path(key).parent.rmdir()
             del self._saved[key]
+        if self._packed.intersection(gone):  # (it would come back from the pack)
+            self._write_pack()
         raw = orjson.dumps(self.head, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
         if raw != self._saved_head:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
 
+    def _write_pack(self) -> None:
+        """Every session's state into the pack; the session files it replaces go (after it, so a
+        crash in between leaves states that are all there, some older: the head, written last,
+        is then older too, and the next build is a full one again)."""
+        raws = {key: orjson.dumps(data) for key, data in self.sessions.items()}
+        with atomic_file(self.dir / PACK) as fh:  # (streamed: the pack is never held twice)
+            fh.write(b"[")
+            for i, raw in enumerate(raws.values()):
+                fh.write(b"," + raw if i else raw)
+            fh.write(b"]")
+        shutil.rmtree(self.dir / "sessions", ignore_errors=True)
+        self._saved, self._packed = raws, set(raws)
+        self.dirty.clear()

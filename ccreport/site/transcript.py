@@ -21,8 +21,8 @@ from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
-from ccreport.render.markup import colours_in_browser
-from ccreport.render.message import RenderContext, render_message
+from ccreport.render.markup import colours_in_browser, controls_free, show_controls
+from ccreport.render.message import RenderContext, message_html
 from ccreport.render.resources import env
 from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
 from ccreport.render.turns import continues_note, turn_line
@@ -208,7 +208,7 @@ def _page_title(pages: _Pages) -> str:
     return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
 
 
-def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: str) -> dict:
+def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: Markup) -> dict:
     s, t, title = pages.run.session, pages.t, pages.run.project_title
     root = depth_root(pages.rel)
     heading = _page_title(pages)
@@ -217,7 +217,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
                 agent_line=" · ".join(x for x in (t.agent_type, t.description) if x),
-                last_line=max(lines) if lines else page.first_line, body=Markup(body),
+                last_line=max(lines) if lines else page.first_line, body=body,
                 prev_url=page_name(page.no - 1) if page.no > 1 else None,
                 next_url=page_name(page.no + 1) if page.closed else None,
                 first_url=page_name(1), latest_url=LATEST,
@@ -244,7 +244,8 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
         pages.renders.begin_page()
     for m in page.messages:
         with colours_in_browser():
-            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else render_message(m, ctx)
+            # (without a render cache the page is checked for control characters whole: write_page)
+            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else message_html(m, ctx)
         items.append((f"L{m.line}", html))
         if m.line in after:
             turn, figs = after[m.line]
@@ -268,16 +269,32 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
                         cwd=pages.builder.carry.get("cwd"), **home_links(run, page))
     items, continues = _page_items(pages, page, ctx)
     _write_reply_pages(pages, page)
-    body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
-    args = dict(_page_template_args(pages, page, lines, pending, body), continues=continues)
-    html = env().get_template("page.html").render(**args)
+    args = dict(_page_template_args(pages, page, lines, pending, _BODY), continues=continues)
+    # The page's frame is rendered around a marker, its messages put in its place: as a template
+    # value the body (most of the page's bytes) was copied twice more (Markup, then escape()).
+    # Everything before the marker is escaped text or markup made here: no "<" of a transcript.
+    frame = env().get_template("page.html").render(**args).partition(_BODY)
+    raw = _page_bytes(page, items, frame)
+    if pages.renders is None and not controls_free(raw):
+        # A control character somewhere: each message shows its own, as render_message does.
+        items = [(key, show_controls(html) if key[0] == "L" else html) for key, html in items]
+        raw = _page_bytes(page, items, frame)
     page_rel = f"{pages.rel}/{page_name(page.no)}"
-    wrote = run.writer.write(page_rel, html)
+    wrote = run.writer.write(page_rel, raw)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
     if run.search is not None:
         run.search.page(pages.t.id, page.no, page.messages)
-    return hashlib.sha256(html.encode("utf-8")).hexdigest()
+    return hashlib.sha256(raw).hexdigest()
+
+
+_BODY = Markup("<!--ccreport:page-body-->")
+
+
+def _page_bytes(page: Page, items: list, frame: tuple[str, str, str]) -> bytes:
+    """The page's HTML as written and hashed (encoded once): the frame around its messages."""
+    body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
+    return "".join((frame[0], body, frame[2])).encode("utf-8")
 
 
 def _write_reply_pages(pages: _Pages, page: Page) -> None:

@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ccreport.source.home import Session, Transcript, contained, peek_field
-from ccreport.source.jsonl import Entry, Reader
+from ccreport.source.jsonl import READ_BUFFER, Entry, Reader
 from ccreport.source.store import Store
 
 
 def open_transcript(t: Transcript) -> BinaryIO:
     """A binary stream of the transcript's bytes (seekable; from the store frame by frame)."""
     if t.store is None:
-        return open(t.path, "rb")
+        return open(t.path, "rb", buffering=READ_BUFFER)
     return Store(Path(t.store)).open(t.store_key)
 
 

@@ -18,7 +18,7 @@ from ccreport.inspect.listing import list_rows
 from ccreport.source.activity import latest
 from ccreport.source.home import discover
 from serve_helpers import SID, append, conversation, main_file, make_live_home
-from util import SAMPLE_HOME, make_home, user
+from util import SAMPLE_HOME, make_home, saved_states, user
 
 EMPTY = "e0000000-0000-4000-8000-00000000000e"
 TITLED = "e0000000-0000-4000-8000-00000000000f"
@@ -30,8 +30,7 @@ def _run(args):
 
 def _site_counts(site: Path) -> dict:
     """session id → the message count the site's pages show (its saved session info)."""
-    return {json.loads(f.read_bytes())["id"]: json.loads(f.read_bytes())["info"]["messages"]
-            for f in (site / ".ccreport" / "sessions").rglob("*.json")}
+    return {sid: st["info"]["messages"] for (_, sid), st in saved_states(site).items()}
 
 
 @pytest.fixture

@@ -68,3 +68,16 @@ def test_show_controls_keeps_other_text_and_types():
     assert markup.show_controls("tab\tnl\ncr\r ok é ␀") == "tab\tnl\ncr\r ok é ␀"
     assert markup.show_controls("\x00\x1f\x7f") == "␀␟␡"
     assert type(markup.show_controls(Markup("<b>\x00</b>"))) is Markup
+
+
+def test_a_control_character_made_by_rendering_shows_too(tmp_path):
+    """A page is checked whole (markup.controls_free) and its messages one by one only when it
+    fails: a character no input check saw (a relative link's %01, decoded for its target) shows."""
+    lines = [user("u1", "plain prompt"),
+             assistant("a1", [{"type": "text", "text": "see [the file](notes%01.txt) here"}], parent="u1")]
+    home = make_home(tmp_path / "home", {"-home-u-p": {"s1.jsonl": lines, "s2.jsonl": lines[:1]}})
+    assert build(home, tmp_path / "site", Options(jobs=1)).errors == []
+    shown = (tmp_path / "site/p/-home-u-p/s1/page-0001.html").read_bytes()
+    assert RAW.search(shown) is None and "notes␁.txt" in shown.decode()
+    assert markup.controls_free(shown) and not markup.controls_free("a\x01b".encode())
+    assert markup.controls_free("→ tab\tand\r\nnewlines, Grüße ␀".encode())

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from ccreport.site.search import read_doc_script
-
 from ccreport.model.turns import Turn
+from ccreport.site.search import read_doc_script
+from util import saved_states
 
 JSS = "-Users-dain-workspace-JSSoundRecorder"
 JSS_SESSION = "7acd37a8-2745-4b58-a8a9-46164b22ad9e"
 
 
 def states(site: Path):
-    for f in sorted((site / ".ccreport" / "sessions").glob("*/*.json")):
-        yield f.parent.name, f.stem, json.loads(f.read_bytes())
+    for (project, sid), st in saved_states(site).items():
+        yield project, sid, st
 
 
 def ids_of(page: Path) -> set:
@@ -70,7 +70,7 @@ def test_project_page_links_to_each_session_first_prompt(corpus_site):
 
 def test_transcript_page_is_titled_by_the_session(corpus_site):
     site, _ = corpus_site
-    info = json.loads((site / ".ccreport" / "sessions" / JSS / f"{JSS_SESSION}.json").read_bytes())["info"]
+    info = next(st for p, sid, st in states(site) if (p, sid) == (JSS, JSS_SESSION))["info"]
     page = (site / "p" / JSS / JSS_SESSION / "page-0001.html").read_text()
     h1 = unescape(re.search(r"<h1>(.*?)</h1>", page).group(1))
     assert h1 == info["title"] and JSS_SESSION[:8] not in h1
@@ -206,7 +206,7 @@ def test_search_keeps_the_full_path_of_a_relative_one(corpus_site):
 def test_outline_lists_prompts_that_follow_an_ide_context_block(corpus_site):
     """7acd37a8: two of its five typed prompts come after an <ide_…> block in the same user line."""
     site, _ = corpus_site
-    st = json.loads((site / ".ccreport" / "sessions" / JSS / f"{JSS_SESSION}.json").read_bytes())
+    st = saved_states(site)[(JSS, JSS_SESSION)]
     prompts = [Turn.from_json(t).prompt for t in st["transcripts"]["main"]["turns"]]
     typed = [p for p in prompts if not p.startswith("/")]
     assert len(typed) == 5, prompts
