@@ -5,6 +5,8 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import time
+import urllib.request
 from pathlib import Path
 
 from ccreport.live.events import Live
@@ -132,3 +134,14 @@ class Stream:
 
     def close(self):
         self.sock.close()
+
+
+def wait_for_text(page: str, needle: bytes, tries: int = 200) -> None:
+    """Until ``page`` (a URL) holds ``needle``: a rebuild is served (its event may have gone to
+    streams that left)."""
+    for _ in range(tries):
+        with urllib.request.urlopen(page, timeout=10) as resp:
+            if needle in resp.read():
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"{needle!r} never showed in {page}")

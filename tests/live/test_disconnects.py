@@ -15,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from serve_helpers import PROJECT, SID, append, main_file, make_live_home
+from serve_helpers import PROJECT, SID, append, main_file, make_live_home, wait_for_text
 from util import user, write_jsonl
 
 EXE = str(Path(sys.executable).with_name("ccreport"))
@@ -65,13 +65,7 @@ def test_twenty_streams_and_twenty_pages_closed_mid_response_print_nothing(tmp_p
         # The next event goes to the 20 streams that left: the server writes to each dead socket.
         append(main_file(home), [user("late", "one more line", sid=SID)])
         page = url.group(1) + f"p/{PROJECT}/{SID}/page-0001.html"
-        for _ in range(200):  # until the rebuild is served (its event went to the streams that left)
-            with urllib.request.urlopen(page, timeout=10) as resp:
-                if b"one more line" in resp.read():
-                    break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("the appended line never showed")
+        wait_for_text(page, b"one more line")
         with urllib.request.urlopen(url.group(1) + big_page.lstrip("/"), timeout=30) as resp:
             assert resp.status == 200 and len(resp.read()) > (BIG_TEXT_MB - 1) << 20  # still serving, whole
     finally:

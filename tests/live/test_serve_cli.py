@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from serve_helpers import make_live_home
+from serve_helpers import make_live_home, wait_for_text
 
 EXE = str(Path(sys.executable).with_name("ccreport"))
 
@@ -107,13 +107,7 @@ def test_serve_is_quiet_has_a_favicon_and_survives_clients_that_leave(tmp_path):
         with open(main, "a") as fh:
             fh.write('{"type": "user", "message": {"role": "user", "content": "one more"}}\n')
         page = url + "p/-home-u-proj/11111111-aaaa-4bbb-8ccc-000000000001/page-0001.html"
-        for _ in range(200):  # until the rebuild is served (its event went to the streams that left)
-            with urllib.request.urlopen(page, timeout=10) as resp:
-                if b"one more" in resp.read():
-                    break
-            time.sleep(0.1)
-        else:
-            raise AssertionError("the appended line never showed")
+        wait_for_text(page, b"one more")
     finally:
         proc.send_signal(signal.SIGINT)
         rest = proc.communicate(timeout=20)[1]
