@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccreport.share import secrets
+from ccreport.source.jsonl import lines
 
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
@@ -201,23 +202,20 @@ def account_values(obj) -> set[str]:
 
 
 def learn_accounts(redactor: Redactor, path: Path) -> None:
-    """Add the account values of one transcript to ``redactor.accounts`` (a fast byte search first:
-    most files hold neither line type)."""
-    import mmap
-
+    """Add the account values of one transcript to ``redactor.accounts``: one bounded pass over its
+    lines (jsonl.lines: a line past the cap is skipped, never held), a byte search per line before
+    any parsing (most files hold neither line type). Not mmap: every page it touches counts as
+    resident, so a 1 GiB transcript cost 1 GiB of RSS."""
     import orjson
 
     try:
-        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for marker in _ACCOUNT_MARKERS:
-                pos = mm.find(marker)
-                while pos >= 0:
-                    start, end = mm.rfind(b"\n", 0, pos) + 1, mm.find(b"\n", pos)
-                    end = len(mm) if end < 0 else end
-                    try:
-                        redactor.accounts |= account_values(orjson.loads(mm[start:end]))
-                    except orjson.JSONDecodeError:
-                        pass
-                    pos = mm.find(marker, end)
-    except (OSError, ValueError):  # (ValueError: an empty file cannot be mapped)
+        with open(path, "rb") as fh:
+            for ln in lines(fh):
+                if ln.cut or not any(marker in ln.data for marker in _ACCOUNT_MARKERS):
+                    continue
+                try:
+                    redactor.accounts |= account_values(orjson.loads(ln.data))
+                except orjson.JSONDecodeError:
+                    pass
+    except OSError:
         return
