@@ -14,9 +14,8 @@ from ccreport.layout import INDEX, PLANS_DIR, depth_root, project_url, session_d
 from ccreport.render.markup import markdown
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
-from ccreport.site.extras import HomeExtras, digest, for_session, iso, prompt_rows, section
+from ccreport.site.extras import HomeExtras, iso, prompt_rows
 from ccreport.site.indexes import page_args
-from ccreport.site.overview import write_session_overview
 from ccreport.site.state import SessionInfo
 from ccreport.source.home import Project
 from ccreport.source.homefiles import HomeFiles, expanded

@@ -12,7 +12,7 @@ import orjson
 from markupsafe import Markup
 
 from ccreport.fs import WriteError
-from ccreport.layout import FORK_POINT, LATEST, depth_root, page_in_session, page_name
+from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import reply_page, transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
