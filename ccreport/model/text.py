@@ -19,6 +19,11 @@ def to_text(value) -> str:
     return str(value)
 
 
+def as_str(value) -> str:
+    """A field that should be text, as text: None is "", another value its JSON text (to_text)."""
+    return value if isinstance(value, str) else ("" if value is None else to_text(value))
+
+
 class _Tok(str):
     """Literal JSON punctuation on json_text's stack (a value is never a _Tok)."""
 

@@ -3,14 +3,10 @@ status mark, owner and blockers. Below the tool views and the attachment notes, 
 
 from __future__ import annotations
 
-from ccreport.model.text import to_text
+from ccreport.model.text import as_str
 from ccreport.render.markup import esc
 
 STATUS_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐", "deleted": "☒", "cancelled": "☒"}
-
-
-def _s(v) -> str:
-    return v if isinstance(v, str) else ("" if v is None else to_text(v))
 
 
 def todo_item(text: str, status: str, extra: str = "", cls: str = "") -> str:
@@ -28,18 +24,18 @@ def checklist(items, mark: str | None = None) -> tuple[str, int, int]:
         if not isinstance(t, dict):
             out.append(f"<li>{esc(t)}</li>")
             continue
-        st = _s(t.get("status")) or "pending"
+        st = as_str(t.get("status")) or "pending"
         done += st == "completed"
-        text = _s(t.get("content") or t.get("subject") or t.get("activeForm") or t.get("description"))
+        text = as_str(t.get("content") or t.get("subject") or t.get("activeForm") or t.get("description"))
         if t.get("id") is not None:
-            text = f"#{_s(t['id'])} {text}"
+            text = f"#{as_str(t['id'])} {text}"
         extra = ""
         if t.get("owner"):
             extra += f' <span class="chip">{esc(t["owner"])}</span>'
         if t.get("blockedBy"):
             blockers = t["blockedBy"] if isinstance(t["blockedBy"], list) else [t["blockedBy"]]
-            extra += f' <span class="dim">blocked by {esc(", ".join("#" + _s(b) for b in blockers))}</span>'
-        hit = mark is not None and t.get("id") is not None and _s(t["id"]) == mark
+            extra += f' <span class="dim">blocked by {esc(", ".join("#" + as_str(b) for b in blockers))}</span>'
+        hit = mark is not None and t.get("id") is not None and as_str(t["id"]) == mark
         out.append(todo_item(text, st, extra, "changed" if hit else ""))
     return f'<ul class="todos">{"".join(out)}</ul>', done, len(items)
 

@@ -151,7 +151,7 @@ def team_names(states) -> list:
 
 def side_stamp(s: Session, old: SessionState) -> list:
     """What source.sidefiles stamps of the session now, for the teams its saved state names."""
-    return session_stamp(s) + team_stamp(s.project.path.parent.parent, team_names(old.transcripts.values()))
+    return session_stamp(s) + team_stamp(s.project.home, team_names(old.transcripts.values()))
 
 
 def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[bool, dict[str, int]]:

@@ -156,7 +156,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
-    side += team_stamp(s.project.path.parent.parent, team_names(new_ts.values()))
+    side += team_stamp(s.project.home, team_names(new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)
     home = section(job.home, s.id, list(new_ts.values()))
     moved = old is None or old.home_digest != digest(home)

@@ -28,7 +28,7 @@ def team_view(s: Session, facts: list[dict]) -> dict | None:
     merged = merge_facts(facts)
     if not merged["teams"] and not merged["members"] and not merged["tasks"]:
         return None
-    home = s.project.path.parent.parent
+    home = s.project.home
     members, tasks, sources = dict(merged["members"]), list(merged["tasks"].values()), []
     for name in merged["teams"]:
         files = read_team(home, name, s.store)

@@ -64,7 +64,7 @@ def _keep_session(store: Store, home: Path, s: Session, today: str) -> None:
             files.update(found)
     if s.tool_results_dir is not None and s.store is None:
         rec["tool_results"] = rel(home, s.tool_results_dir)
-    folder = s.project.path / s.id
+    folder = s.folder
     if s.store is None and folder.is_dir() and not folder.is_symlink():
         # Everything else of the session's folder too: custom-title.json, Workflow summaries,
         # scripts and journals, tool results — restore gives the folder back whole.

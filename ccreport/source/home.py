@@ -104,6 +104,11 @@ class Session:
     kept: tuple[str, ...] = ()
 
     @property
+    def folder(self) -> Path:
+        """The session's own folder beside its transcript: sub-agents, tool results, Workflow files."""
+        return self.project.path / self.id
+
+    @property
     def transcripts(self) -> list[Transcript]:
         return ([self.main] if self.main else []) + self.agents
 
@@ -124,6 +129,11 @@ class Project:
 
     def session(self, sid: str) -> Session:
         return self.sessions.setdefault(sid, Session(sid, self))
+
+    @property
+    def home(self) -> Path:
+        """The Claude home the project folder lies in (``<home>/projects/<dir>``)."""
+        return self.path.parent.parent
 
 
 @dataclass

@@ -48,7 +48,7 @@ def read_session_file(s: Session, path: Path, limit: int | None = None) -> bytes
     except FileNotFoundError:
         if s.store is None:
             raise
-    home = s.project.path.parent.parent
+    home = s.project.home
     with Store(Path(s.store)).open(path.relative_to(home).as_posix()) as fh:
         return fh.read(-1 if limit is None else limit)
 

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from ccreport.source.home import Session, valid_id
-from ccreport.source.workflows import find_runs, session_folder
+from ccreport.source.workflows import find_runs
 
 
 def _row(path: Path, home: Path) -> list | None:
@@ -29,8 +29,8 @@ def _listed(folder: Path) -> list[Path]:
 
 def session_stamp(s: Session) -> list:
     """Its custom-title.json and the files of its Workflow runs (read before the transcripts)."""
-    home = s.project.path.parent.parent
-    paths = [session_folder(s) / "custom-title.json"]
+    home = s.project.home
+    paths = [s.folder / "custom-title.json"]
     for r in find_runs(s):
         paths.extend(p for p in (r.journal, r.summary, r.script) if p is not None)
     return [row for p in paths if (row := _row(p, home)) is not None]

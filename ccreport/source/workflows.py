@@ -39,15 +39,11 @@ class RunFiles:
         return out
 
 
-def session_folder(s: Session) -> Path:
-    return s.project.path / s.id
-
-
 class _Where:
     """Where a session's files are: the home's copy when it has one, else the store's (Session.kept)."""
 
     def __init__(self, s: Session):
-        self.home = s.project.path.parent.parent
+        self.home = s.project.home
         self.kept = set(s.kept)
         self.projects = s.project.path.parent
 
@@ -76,7 +72,7 @@ class _Where:
 def find_runs(s: Session) -> list[RunFiles]:
     """The session's workflow runs, by id (from the store when the home lost their files); files
     linked out of the home are left out."""
-    sdir = session_folder(s)
+    sdir = s.folder
     where = _Where(s)
     runs: dict[str, RunFiles] = {}
     wdir = sdir / "subagents" / "workflows"

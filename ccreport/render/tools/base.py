@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import re
 
-from ccreport.model.text import to_text
+from ccreport.model.text import as_str
 from ccreport.render.blocks import kv_table, result_content_html
 from ccreport.render.conventions import output_text
 from ccreport.render import paths
 from ccreport.render.markup import esc
-
-def as_str(v) -> str:
-    return v if isinstance(v, str) else ("" if v is None else to_text(v))
-
 
 def short(text: str, n: int = 160) -> str:
     """Text on one line (whitespace runs as one space), cut to n characters."""
