@@ -1,18 +1,20 @@
 // ccreport search: a ranked full-text search over the whole archive, from file:// and over serve.
 // The build writes a sharded index (docs/search.md): search/t/<shard>.js (term → postings per
 // transcript "unit"), search/b/ (blocks of frequent terms), search/d/ (documents, deflated),
-// search/u/ (unit metadata), search/manifest.js. Each is a classic script calling back into
+// search/u/ (unit metadata), search/manifest.js, and search/delta.js (what incremental builds changed
+// since the shards were last written: applied to every term read). Each is a classic script calling back into
 // window.ccreportSearch (fetch and modules are blocked from file://); a query loads only the
 // shards of its terms, then the documents and metadata of the hits it shows. Results are built with
 // DOM APIs and textContent only: transcript text never becomes markup.
 (function () {
   "use strict";
   var KIND_NAMES = ["prompt", "answer", "thinking", "tool"], KIND_CODES = { p: 0, a: 1, h: 2, t: 3 };
-  var SHARDS = 1024, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  var SHARDS = 1024, BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
   var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
   var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;
   var loaded = {}, shards = {}, blocks = {}, docChunks = {}, units = {}, timer = null, seq = 0, shown = null;
+  var delta = { cuts: {}, terms: {} };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -37,6 +39,7 @@
     manifest: function (m) { manifest = m; },
     shard: function (n, data) { shards[n] = data; },
     block: function (name, flat) { blocks[name] = flat; },
+    delta: function (d) { delta = { cuts: d.cuts || {}, terms: d.terms || {} }; },
     docs: function (key, chunk, packed) { docChunks[key + "-" + chunk] = packed; },
     units: function (data) { for (var k in data) units[k] = data[k]; },
     query: function (q, opts) {  // for tests and benchmarks
@@ -105,20 +108,45 @@
   }
 
   // ---- postings: term → {unit key: [[doc, kind, weight], ...]}
+  // A shard comes with the delta: both are needed before any of its terms is read.
+  function loadShard(n) {
+    return Promise.all([load("search/t/" + n.toString(16).padStart(3, "0") + ".js"), load("search/delta.js")]);
+  }
+
+  // A term's postings [unit, postings, ...] as a full build would have written them: the shard's
+  // (or its blocks'), less those of the units the delta cuts from their cut on, plus the delta's.
   function termUnits(term) {
     var n = shardOf(term);
-    return load("search/t/" + n.toString(16).padStart(3, "0") + ".js").then(function () {
+    return loadShard(n).then(function () {
       var e = (shards[n] || {})[term];
-      if (!e) return null;
-      if (typeof e[0] !== "number") return e;
+      if (!e || typeof e[0] !== "number") return effective(term, e);
       var names = [];
       for (var b = 0; b < (1 << e[0]); b++) names.push(e[2] + "-" + e[0] + "-" + b);
       return Promise.all(names.map(function (nm) { return load("search/b/" + nm + ".js"); })).then(function () {
         var flat = [];
         names.forEach(function (nm) { flat = flat.concat(blocks[nm] || []); });
-        return flat;
+        return effective(term, flat);
       });
     });
+  }
+
+  function effective(term, flat) {
+    var out = [], extra = delta.terms[term];
+    for (var i = 0; flat && i < flat.length; i += 2) {
+      var cut = delta.cuts[flat[i]], enc = cut == null ? flat[i + 1] : before(flat[i + 1], cut);
+      if (enc) out.push(flat[i], enc);
+    }
+    if (extra) out = out.concat(extra);  // each unit's list starts again from document 0
+    return out.length ? out : null;
+  }
+
+  function before(enc, cut) {  // the postings of documents before cut
+    var list = enc.split(","), doc = 0;
+    for (var j = 0; j < list.length; j++) {
+      doc += Math.floor(parseInt(list[j], 16) / 256);
+      if (doc >= cut) return list.slice(0, j).join(",");
+    }
+    return enc;
   }
 
   function decode(flat, factor, into, restrict) {
@@ -140,11 +168,14 @@
   // frequent terms that start with it (the word itself at full weight, the others at 0.9).
   function groupPostings(g, restrict) {
     var n = shardOf(g.word);
-    return load("search/t/" + n.toString(16).padStart(3, "0") + ".js").then(function () {
+    return loadShard(n).then(function () {
       var names = [g.word];
       if (g.prefix) {
-        var all = Object.keys(shards[n] || {}).filter(function (t) { return t !== g.word && t.indexOf(g.word) === 0 && t.indexOf(":") < 0; });
-        all.sort(function (a, b) { return size(shards[n][b]) - size(shards[n][a]); });
+        var seen = {}, all = Object.keys(shards[n] || {}).concat(Object.keys(delta.terms)).filter(function (t) {
+          if (seen[t] || t === g.word || t.indexOf(g.word) !== 0 || t.indexOf(":") >= 0) return false;
+          return (seen[t] = size(t, (shards[n] || {})[t])) > 0;
+        });
+        all.sort(function (a, b) { return seen[b] - seen[a] || (a < b ? -1 : 1); });
         names = names.concat(all.slice(0, PREFIX_TERMS));
       }
       return Promise.all(names.map(termUnits)).then(function (lists) {
@@ -157,7 +188,21 @@
     });
   }
 
-  function size(e) { return typeof e[0] === "number" ? e[1] : e.join("").length; }
+  // How much a term has, to choose among completions: a full build's measure (the characters of
+  // an inline entry; of a frequent term's, as its entry says). For a frequent term the delta
+  // changes, what the delta adds is counted (what it takes away is in blocks not loaded here).
+  function size(term, e) {
+    var d = delta.terms[term];
+    if (e && typeof e[0] === "number") return e[1] + (d ? written(d) : 0);
+    var flat = effective(term, e) || [];
+    return written(flat) > BIG ? written(flat) : flat.join("").length;
+  }
+
+  function written(flat) {  // as searchindex._entry counts them
+    var n = 3 * flat.length;
+    for (var i = 0; i < flat.length; i++) n += flat[i].length;
+    return n;
+  }
 
   // ---- matching and ranking, per session (the first 8 hex digits of a unit key)
   function search(query) {

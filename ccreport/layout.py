@@ -21,6 +21,7 @@ from urllib.parse import quote
 STATE_DIR = ".ccreport"
 SEARCH_DIR = "search"
 SEARCH_MANIFEST = f"{SEARCH_DIR}/manifest.js"
+SEARCH_DELTA = f"{SEARCH_DIR}/delta.js"  # the term index's pending changes (site.searchdelta)
 BLOBS_DIR = "blobs"
 LATEST = "latest.html"
 INDEX = "index.html"

@@ -54,7 +54,9 @@ def unit_docs(site: Path, key: str) -> list[list]:
 
 
 def index_terms(site: Path) -> dict[str, dict[str, list[tuple[int, int, int]]]]:
-    """term → {unit key: [(document no, kind, weight)]}, from the shards and blocks as written."""
+    """term → {unit key: [(document no, kind, weight)]}, as the page sees the index: the shards and
+    blocks as written with the pending delta (search/delta.js) applied, the way search.js does —
+    a unit the delta cuts keeps its shard postings before its cut, and gets the delta's."""
     out: dict = {}
     for shard in sorted((site / "search/t").glob("*.js")):
         n = int(shard.stem, 16)
@@ -66,14 +68,30 @@ def index_terms(site: Path) -> dict[str, dict[str, list[tuple[int, int, int]]]]:
                 for b in range(1 << e[0]):
                     name = f"{e[2]}-{e[0]}-{b}"
                     flat += _script_json((site / f"search/b/{name}.js").read_bytes(), b'ccreportSearch.block("%s",' % name.encode())
-            units = out.setdefault(term, {})
-            for key, enc in zip(flat[::2], flat[1::2]):
-                doc, rows = 0, []
-                for v in (int(x, 16) for x in enc.split(",")):
-                    doc += v >> SHIFT  # a step from the document before
-                    rows.append((doc, (v >> WBITS) & 3, v & LEVELS))
-                units[key] = rows
+            _add_postings(out.setdefault(term, {}), flat)
+    delta = _script_json((site / "search/delta.js").read_bytes(), b"ccreportSearch.delta(")
+    for units in out.values():
+        for key in delta["cuts"].keys() & units.keys():
+            units[key] = [row for row in units[key] if row[0] < delta["cuts"][key]]
+    for term, flat in delta["terms"].items():
+        units = out.setdefault(term, {})
+        for key, enc in zip(flat[::2], flat[1::2]):
+            assert key in delta["cuts"] and all(row[0] < delta["cuts"][key] for row in units.get(key, ()))
+            _add_postings(units, [key, enc])
+    for term in list(out):
+        out[term] = {key: rows for key, rows in out[term].items() if rows}
+        if not out[term]:
+            del out[term]
     return out
+
+
+def _add_postings(units: dict, flat: list) -> None:
+    for key, enc in zip(flat[::2], flat[1::2]):
+        doc, rows = 0, units.setdefault(key, [])
+        for v in (int(x, 16) for x in enc.split(",")):
+            doc += v >> SHIFT  # a step from the document before
+            rows.append((doc, (v >> WBITS) & 3, v & LEVELS))
+        assert rows == sorted(rows), key
 
 
 # ---- the oracle: every session's documents, matched and ranked by brute force with exact BM25

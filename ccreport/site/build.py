@@ -16,7 +16,7 @@ from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, session_dir
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
-from ccreport.site import searchindex
+from ccreport.site import searchdelta, searchindex
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
 from ccreport.site.extras import load as load_extras
@@ -72,6 +72,7 @@ class _Run:
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
     kept: Kept | None = None  # the source store's side of this build (site.keep)
     deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
+    records: dict = field(default_factory=dict)  # unit key → its record, written after the index
     fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
     home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
@@ -218,6 +219,7 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.deleted.extend(r.deleted)
         for d in r.search:
             run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
+            run.records[d.key] = d.record
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
@@ -292,10 +294,17 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     full = run.full_all
     gone = run.old_units - set(searchindex.unit_keys(run.indexed))
     searchindex.drop_units(out, gone, run.res.deleted)
-    searchindex.update_terms(out, run.writer, run.deltas, gone, run.fresh, run.res.deleted)
     if run.fresh is not None:
+        searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
         searchindex.prune_docs(out, run.fresh, run.res.deleted)
+    else:
+        searchdelta.update(out, run.writer, run.deltas, gone, run.res.deleted)
+    searchindex.write_records(run.writer, run.records)
+    # The metadata of the units that changed (their sessions were read, or they are gone).
+    redone = {key: run.indexed[key] for key in ((j.session.project.dir_name, j.session.id) for j in jobs)
+              if key in run.indexed}
+    only = None if full else {k[:2] for k in gone | set(searchindex.unit_keys(redone))}
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
-                           run.res.deleted)
+                           run.res.deleted, only)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
                   plans=len(run.home.plan_urls) if run.home is not None else 0)

@@ -47,6 +47,8 @@ class UnitDelta:
     old_terms: list | None
     postings: dict = field(default_factory=dict)
     count: int = 0  # documents in the unit now
+    same: bool = False  # the documents are those the unit had (a page rendered again): nothing to change
+    record: bytes = b""  # the unit's record (search_unit_state), written once the index holds this delta
 
 
 def doc_script(key: str, chunk: int, docs: list[list]) -> bytes:
@@ -75,6 +77,11 @@ class _Unit:
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     count: int = 0
     open_terms: set = field(default_factory=set)  # of the last page
+    # Digests chained over the pages' documents (each page's: sha1 of the one before and its
+    # documents): the last page's and the one before it, so a read resumed at the last page goes on.
+    chain: str = ""
+    before: str = ""
+    old_chain: str = ""  # the unit's whole chain before this read ("": not known)
 
 
 class SessionIndex:
@@ -99,7 +106,8 @@ class SessionIndex:
         old = self._state(key)
         firsts = [f for f in (old or {}).get("firsts", []) if f[0] < start_no]
         at = {f[0]: f[1] for f in (old or {}).get("firsts", [])}
-        if old is not None and start_no > 1 and start_no in at and start_no == old["firsts"][-1][0]:
+        # Resumed at the last page (page 1 of a one-page transcript too): its terms are those replaced.
+        if old is not None and start_no in at and start_no == old["firsts"][-1][0]:
             cut, old_terms = at[start_no], list(old.get("open", []))
         else:  # from the start: what the unit held before is not known here, unless it is new
             cut, old_terms, firsts = 0, (None if old is not None else []), []
@@ -112,8 +120,10 @@ class SessionIndex:
             buffer = (read_doc_script(raw) or [])[:cut % DOCS_PER_CHUNK]
             if len(buffer) != cut % DOCS_PER_CHUNK:  # the chunk is gone: read it all again
                 cut, old_terms, firsts, buffer = 0, None, [], []
+        before, whole = (old or {}).get("chain", ["", ""])
+        start = before if cut else ""
         self.units[transcript_id] = _Unit(key, cut, old_terms, (old or {}).get("count", 0), firsts, buffer,
-                                          count=cut)
+                                          count=cut, chain=start, before=start, old_chain=whole)
 
     def page(self, transcript_id: str, no: int, messages) -> None:
         u = self.units.get(transcript_id)
@@ -122,6 +132,8 @@ class SessionIndex:
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.open_terms = set()
+        u.before = u.chain
+        u.chain = hashlib.sha1(u.chain.encode() + orjson.dumps(docs)).hexdigest()[:16]
         postings = u.postings
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
@@ -153,10 +165,13 @@ class SessionIndex:
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        state = {"firsts": u.firsts, "count": u.count, "open": sorted(_str(t) for t in u.open_terms)}
-        self.writer.write(search_unit_state(u.key), orjson.dumps(state))
+        state = {"firsts": u.firsts, "count": u.count, "open": sorted(_str(t) for t in u.open_terms),
+                 "chain": [u.before, u.chain]}
         enc = {_str(t): _steps(ps) for t, ps in u.postings.items()}
-        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count))
+        # The pages read again hold the documents they had (a page deleted by hand, a render cache
+        # warmed, a new project title): the index does not change.
+        same = bool(u.old_chain) and u.chain == u.old_chain and u.count == u.old_count
+        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count, same, orjson.dumps(state)))
 
 
 def _str(term: bytes) -> str:

@@ -1,7 +1,8 @@
-"""The search index's shared files, merged in the main process from the sessions' UnitDeltas:
+"""The search index's shared files, made in the main process from the sessions' UnitDeltas:
 term shards (``search/t/``: term → postings per unit), blocks of frequent terms (``search/b/``),
-unit metadata (``search/u/``) and the manifest. A shard is rewritten only when one of its terms
-changed, a block only when its units' postings did. Why this shape: docs/search.md.
+unit metadata (``search/u/``) and the manifest. A full build writes the shards here (Fresh); an
+incremental build puts its changes in the pending delta and merges them now and then
+(site.searchdelta), with the helpers below. Why this shape: docs/search.md.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from pathlib import Path
 
 import orjson
 
-from ccreport.layout import SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_unit_state, search_units
+from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_unit_state, search_units
 from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, UnitDelta, unit_doc_files, unit_key
-from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer, remove
 
-FORMAT = 2
+FORMAT = 3  # 3: the pending delta (search/delta.js)
 SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
 BIG = 16_384  # characters of a term's postings above which they go into blocks (see _entry)
+# search/delta.js of a build with nothing pending (site.searchdelta writes the others)
+EMPTY_DELTA = b'ccreportSearch.delta({"cuts":{},"terms":{},"shards":[]});\n'
 
 
 @lru_cache(maxsize=1 << 20)
@@ -78,49 +80,6 @@ class _Out:
         remove(self.out / rel, self.deleted)
 
 
-@dataclass
-class _Shard:
-    """One shard being updated: the entries as read, and the terms opened (unit → postings)."""
-
-    n: int
-    entries: dict
-    open: dict = field(default_factory=dict)
-
-    def units(self, out: Path, term: str) -> dict:
-        """The term's postings by unit (its blocks read when it has some)."""
-        if term not in self.open:
-            e = self.entries.get(term)
-            flat: list = []
-            if isinstance(e, list) and e and isinstance(e[0], int):  # [k, size, hash]: in blocks
-                for b in range(1 << e[0]):
-                    rel = search_block(e[2], e[0], b)
-                    flat.extend(_load(out, rel, _block_head(rel.rsplit("/", 1)[1][:-3])) or [])
-            elif isinstance(e, list):
-                flat = e
-            self.open[term] = dict(zip(flat[::2], flat[1::2]))
-        return self.open[term]
-
-
-def _splice(enc: str, cut: int, new: str) -> str:
-    """A unit's postings of one term: those of documents before ``cut``, then ``new`` (which starts
-    from document 0: its first step is re-based on the last document kept). Each posting's
-    document is a step from the one before (docs/search.md)."""
-    doc, keep = 0, []
-    for p in (enc.split(",") if enc and cut > 0 else ()):
-        step = int(p, 16) >> SHIFT
-        if doc + step >= cut:
-            break
-        doc += step
-        keep.append(p)
-    if new:
-        first, _, rest = new.partition(",")
-        v = int(first, 16)
-        keep.append(format((((v >> SHIFT) - doc) << SHIFT) | (v & ((1 << SHIFT) - 1)), "x"))
-        if rest:
-            keep.append(rest)
-    return ",".join(keep)
-
-
 def _entry(o: _Out, term: str, flat: list, old):
     """The shard entry of a term: its postings inline ([unit, postings, ...]), or when they are
     long, [k, size, hash] with the postings in 2^k blocks by the top k bits of the units' session (so an append
@@ -148,59 +107,17 @@ def _entry(o: _Out, term: str, flat: list, old):
     return [k, size, h]
 
 
-def _touched(deltas: list[UnitDelta]) -> dict[int, list[tuple[UnitDelta, str]]]:
-    by_shard: dict[int, list] = {}
-    for d in deltas:
-        for term in set(d.old_terms or ()) | set(d.postings):
-            by_shard.setdefault(shard_of(term), []).append((d, term))
-    return by_shard
-
-
-def _update_shard(o: _Out, sh: _Shard, work: list, purge: set) -> None:
-    if purge:
-        for term in list(sh.entries):
-            units = sh.units(o.out, term)
-            for key in purge & set(units):
-                del units[key]
-    for d, term in work:
-        units = sh.units(o.out, term)
-        units[d.key] = _splice(units.get(d.key, ""), d.cut, d.postings.get(term, ""))
-    for term in sorted(sh.open):
-        units = sh.open[term]
-        e = _entry(o, term, [x for u in sorted(units) if units[u] for x in (u, units[u])], sh.entries.get(term))
-        if e is None:
-            sh.entries.pop(term, None)
-        else:
-            sh.entries[term] = e
-    rel = search_shard(sh.n)
-    if sh.entries:
-        body = orjson.dumps({t: sh.entries[t] for t in sorted(sh.entries)})
-        o.write(rel, _shard_head(sh.n) + body + b");\n")
-    else:
-        o.remove(rel)
-
-
-def update_terms(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, fresh: Fresh | None,
-                 deleted: list) -> None:
-    """Merge the deltas into the shards (``fresh``: a full build's, gathered already: none is read,
-    every one is written anew; the units in ``purge`` and those of deltas whose old terms are
-    unknown are taken out of all)."""
+def write_fresh(out: Path, writer: Writer, fresh: Fresh, deleted: list) -> None:
+    """A full build's term index: every shard written anew (none is read), an empty delta
+    (site.searchdelta), and the shards and blocks of an earlier build that this one did not
+    produce removed."""
     o = _Out(out, writer, deleted)
-    if fresh:
-        fresh.write(o)
-    purge = set(purge) | {d.key for d in deltas if d.old_terms is None}
-    by_shard = {} if fresh else _touched(deltas)
-    visit = set(by_shard)
-    if purge and not fresh:
-        visit |= {int(name[:-3], 16) for name in _names(out / SEARCH_DIR / "t") if name.endswith(".js")}
-    for n in sorted(visit):
-        entries = {} if fresh else (_load(out, search_shard(n), _shard_head(n)) or {})
-        _update_shard(o, _Shard(n, entries), by_shard.get(n, []), set() if fresh else purge)
-    if fresh:  # shards and blocks from an earlier build that this one did not produce
-        for sub in ("t", "b"):
-            for name in _names(out / SEARCH_DIR / sub):
-                if f"{SEARCH_DIR}/{sub}/{name}" not in o.keep:
-                    o.remove(f"{SEARCH_DIR}/{sub}/{name}")
+    fresh.write(o)
+    o.write(SEARCH_DELTA, EMPTY_DELTA)
+    for sub in ("t", "b"):
+        for name in _names(out / SEARCH_DIR / sub):
+            if f"{SEARCH_DIR}/{sub}/{name}" not in o.keep:
+                o.remove(f"{SEARCH_DIR}/{sub}/{name}")
 
 
 class Fresh:
@@ -246,10 +163,17 @@ def drop_units(out: Path, keys: set, deleted: list) -> None:
         (out / search_unit_state(key)).unlink(missing_ok=True)
 
 
+def write_records(writer: Writer, records: dict) -> None:
+    """The units' records (site.search), once the index holds what they describe: a build
+    interrupted before leaves the old ones, and the next build does the update again."""
+    for key, record in records.items():
+        writer.write(search_unit_state(key), record)
+
+
 def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:
     """After a full build: document scripts no unit of this build has (an earlier site's)."""
     for name in _names(out / SEARCH_DIR):  # an earlier layout's scripts and folders
-        if name not in ("manifest.js", "t", "b", "d", "u"):
+        if name not in ("manifest.js", "delta.js", "t", "b", "d", "u"):
             path = out / SEARCH_DIR / name
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else remove(path, deleted)
     chunks = {key: -(-n // DOCS_PER_CHUNK) for key, n in fresh.counts.items()}
@@ -265,18 +189,24 @@ def unit_keys(sessions: dict) -> dict[str, tuple]:
     return {unit_key(p, sid, tid): (p, sid, tid) for (p, sid), st in sessions.items() for tid in st.transcripts}
 
 
-def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: dict, deleted: list) -> None:
-    """Unit metadata by key prefix, and the manifest (the projects: changes only when they do)."""
+def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: dict, deleted: list,
+               only: set | None = None) -> None:
+    """Unit metadata by key prefix (``only``: the prefixes whose units changed; None: all), and the
+    manifest (the projects: changes only when they do)."""
     groups: dict[str, dict] = {}
     for (p, sid), st in sessions.items():
         url = session_url(p, sid) + "/"
         for tid, t in st.transcripts.items():
-            label = "" if tid == "main" else (t.summary.description or t.summary.agent_type or t.summary.label or tid)
             key = unit_key(p, sid, tid)
+            if only is not None and key[:2] not in only:
+                continue
+            label = "" if tid == "main" else (t.summary.description or t.summary.agent_type or t.summary.label or tid)
             groups.setdefault(key[:2], {})[key] = [url, st.info.title or sid, p, sid, label,
                                                    st.info.first_ts or "", st.info.last_ts or ""]
     for prefix in (f"{i:02x}" for i in range(256)):
         rel = search_units(prefix)
+        if only is not None and prefix not in only:
+            continue
         if prefix in groups:
             g = groups[prefix]
             writer.write(rel, b"ccreportSearch.units(" + orjson.dumps({k: g[k] for k in sorted(g)}) + b");\n")

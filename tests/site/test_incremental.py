@@ -19,7 +19,7 @@ from ccreport.site import session as SESSION
 from ccreport.site import transcript as T
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
-from ccreport.layout import search_docs, search_shard, search_unit_state, search_units
+from ccreport.layout import SEARCH_DELTA, search_docs, search_shard, search_unit_state, search_units
 from ccreport.site.search import DOCS_PER_CHUNK, unit_key
 from ccreport.site.searchindex import shard_of
 from ccreport.site.searchtext import terms
@@ -63,14 +63,18 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     written = rel_written(res, out)
     # At most four HTML pages: the open page, the session overview, the project and home indexes.
     assert len({w for w in written if w.endswith(".html")}) <= 4
-    # Plus the search files the new message touches (docs/search.md): the shards of its terms
-    # (the page's other documents are the same, so their terms' entries are too), the unit's last
-    # document chunk and its session's metadata shard (the session's last time changed).
+    # Plus three search files (docs/search.md): the pending delta of the term index (no term
+    # shard), the unit's last document chunk and its session's metadata shard (the session's last
+    # time changed).
     key = unit_key(PROJECT, SID, "main")
-    shards = {search_shard(shard_of(t)) for t in terms("one more prompt")}
     last_chunk = (json.loads((out / search_unit_state(key)).read_text())["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
-                       search_docs(key, last_chunk), search_units(key[:2])} | shards
+                       search_docs(key, last_chunk), search_units(key[:2]), SEARCH_DELTA}
+    # The delta holds the unit's re-read last page: its cut is that page's first document.
+    delta = json.loads((out / SEARCH_DELTA).read_text()[len("ccreportSearch.delta("):-3])
+    firsts = json.loads((out / search_unit_state(key)).read_text())["firsts"]
+    assert delta["cuts"] == {key: firsts[-1][1]} and {u for flat in delta["terms"].values() for u in flat[::2]} == {key}
+    assert {"one", "more", "prompt"} <= set(delta["terms"])
     # Beside them only the unit's own record (page → first document) in the state.
     state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
     assert state <= {search_unit_state(key)}

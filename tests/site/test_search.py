@@ -10,7 +10,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from ccreport.site import searchindex
+from ccreport.layout import SEARCH_DELTA
+from ccreport.site import searchdelta, searchindex
+from ccreport.site.searchindex import EMPTY_DELTA, shard_of
 from ccreport.site.search import unit_key
 from ccreport.site.searchtext import CAPS
 from ccreport.source.home import discover
@@ -83,8 +85,75 @@ def test_incremental_index_equals_one_full_read(tmp_path, build_site):
     idx = index_terms(out)
     assert [p[0] for p in idx["common"][key]] == list(range(1, 40))
     assert [p[0] for p in idx["word17"][key]] == [17]
+    assert _delta(out)["cuts"] == {key: 3}  # pending since the first (full) build: from its last page on
+    assert idx == index_terms(build_site(home, tmp_path / "cold", page_size=3) and tmp_path / "cold")
     res = build_site(home, out, page_size=3)
     assert [w for w in res.written if "/search/" in w] == []
+    build_site(home, out, page_size=4)  # other options: a full build, which starts with an empty delta
+    assert (out / SEARCH_DELTA).read_bytes() == EMPTY_DELTA
+    assert index_terms(out) == index_terms(build_site(home, tmp_path / "cold4", page_size=4) and tmp_path / "cold4")
+
+
+def _delta(site: Path) -> dict:
+    return json.loads((site / SEARCH_DELTA).read_text()[len("ccreportSearch.delta("):-3])
+
+
+def _search_written(res, site: Path) -> dict[str, int]:
+    rels = (Path(p).relative_to(site).as_posix() for p in res.written)
+    return {r: (site / r).stat().st_size for r in rels if r.startswith("search/")}
+
+
+def test_an_append_writes_the_delta_not_the_shards(tmp_path, build_site):
+    """In an archive of 150 sessions, a message appended to one writes three search files: the
+    delta (the unit's last page, from its cut), the unit's last document chunk and its metadata
+    shard — a few KB, whatever the archive's size."""
+    words = [f"w{i}x{j}" for i in range(150) for j in range(40)]
+    sessions = {f"s{i}.jsonl": [user("u", " ".join(words[i * 40:(i + 1) * 40]) + " shared", sid=f"s{i}"),
+                                assistant("a", [{"type": "text", "text": "common reply " + words[i * 40]}], parent="u",
+                                          sid=f"s{i}")]
+                for i in range(150)}
+    home = make_home(tmp_path / "home", {"-p": sessions})
+    out = tmp_path / "site"
+    build_site(home, out)
+    shard_bytes = sum(p.stat().st_size for p in (out / "search/t").glob("*.js"))
+    with open(home / "projects/-p/s7.jsonl", "a") as fh:
+        fh.write(json.dumps(user("late", "one more shared prompt", sid="s7", ts="2025-06-01T11:00:00.000Z")) + "\n")
+    res = build_site(home, out)
+    key = unit_key("-p", "s7", "main")
+    written = _search_written(res, out)
+    assert set(written) == {SEARCH_DELTA, f"search/d/{key}-0.js", f"search/u/{key[:2]}.js"}
+    assert shard_bytes > 200_000 and sum(written.values()) < 6_000 and written[SEARCH_DELTA] < 2_000
+    assert _delta(out)["cuts"] == {key: 0} and set(_delta(out)["terms"]) >= {"more", "shared", words[7 * 40]}
+    assert list(index_terms(out)["more"]) == [key]
+    assert index_terms(out) == index_terms(build_site(home, tmp_path / "cold") and tmp_path / "cold")
+
+
+def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, monkeypatch):
+    """Appends go into the delta until it passes DELTA_MAX; then it is spliced into the shards and
+    emptied. The index the page sees equals a full build's after every append."""
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 400)
+    path = tmp_path / "home/projects/-p/s.jsonl"
+    home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", "opening prompt", sid="s")]}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=4)
+    sizes, merged = [], []
+    for i in range(1, 13):
+        with open(path, "a") as fh:
+            fh.write(json.dumps(assistant(f"a{i}", [{"type": "text", "text": f"reply{i} common"}], sid="s",
+                                          mid=f"m{i}", rid=f"r{i}")) + "\n")
+        res = build_site(home, out, page_size=4)
+        written = _search_written(res, out)
+        sizes.append(written.get(SEARCH_DELTA, 0))
+        shards = {w for w in written if w.startswith("search/t/")}
+        if shards:
+            merged.append(i)
+            assert (out / SEARCH_DELTA).read_bytes() == EMPTY_DELTA  # emptied
+            assert (out / "search/t" / f"{shard_of(f'reply{i}'):03x}.js").read_text().count(f'"reply{i}"') == 1
+        else:
+            assert 0 < sizes[-1] <= 400
+        cold = tmp_path / f"cold{i}"
+        assert index_terms(out) == index_terms(build_site(home, cold, page_size=4) and cold), i
+    assert merged and len(merged) < 6, sizes  # merged now and then, not on every append
 
 
 def test_frequent_terms_go_to_blocks_and_shrink_back(tmp_path, build_site, monkeypatch):
@@ -214,6 +283,49 @@ def test_filters_and_no_markup_from_transcripts(tmp_path, build_site, browser):
     assert page.locator("#search-project option").count() == 2
     page.keyboard.press("Escape")
     assert page.locator("#search-panel").is_hidden()
+    page.close()
+
+
+@pytest.mark.browser
+def test_after_an_append_the_page_reads_the_delta(tmp_path, build_site, browser):
+    """From file://, after appends that the delta holds: the new message is found, and the
+    document it displaced (a thinking block that moved one place on when its reply's text arrived
+    in the same message) is found where it is now, not where the shards still have it."""
+    lines = [user("u0", "opening prompt", sid="s")]
+    for i in range(1, 6):
+        lines.append(assistant(f"a{i}", [{"type": "text", "text": f"answer{i} filler"}], sid="s", mid=f"m{i}", rid=f"r{i}"))
+    lines.append(assistant("a6", [{"type": "thinking", "thinking": "pondering quokka", "signature": "x"}], sid="s",
+                           mid="m6", rid="r6"))
+    home = make_home(tmp_path / "home", {"-p": {"s.jsonl": lines}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=3)
+    key = unit_key("-p", "s", "main")
+    before = index_terms(out)["quokka"][key]
+    with open(home / "projects/-p/s.jsonl", "a") as fh:
+        for e in [assistant("a7", [{"type": "text", "text": "walrus reply"}], sid="s", mid="m6", rid="r6"),
+                  user("u8", "late narwhal prompt", sid="s")]:
+            fh.write(json.dumps(e) + "\n")
+    build_site(home, out, page_size=3)
+    after = index_terms(out)["quokka"][key]
+    assert [p[0] for p in after] == [before[0][0] + 1]  # moved one place on
+    # The shards still have it at 6 (the first document of the page read again): the page must cut.
+    assert _delta(out)["cuts"] == {key: 6} and "quokka" in _delta(out)["terms"]
+    assert '"quokka"' in (out / "search/t" / f"{shard_of('quokka'):03x}.js").read_text()
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((out / "index.html").as_uri())
+    session = key[:8]
+    assert _query(page, "narwhal ") == [[session, [f"{key}:{after[0][0] + 1}"]]]
+    assert _query(page, "quokka ") == [[session, [f"{key}:{after[0][0]}"]]]
+    assert _query(page, "walrus ") == [[session, [f"{key}:{before[0][0]}"]]]
+    assert _query(page, "quok") == [[session, [f"{key}:{after[0][0]}"]]]  # completed from the delta too
+    assert "search/delta.js" in page.evaluate("ccreportSearch.loadedFiles()")
+    page.fill("#search-q", "quokka ")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-status[data-hits]")
+    assert "pondering quokka" in page.locator("#search-results .snippet").first.text_content()
+    assert not errors
     page.close()
 
 
