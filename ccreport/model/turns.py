@@ -124,8 +124,11 @@ class Turn:
 class Turns:
     """Feed each page's messages in order; ``turns`` holds every turn so far (the last may go on)."""
 
-    def __init__(self, turns: list[Turn] | None = None):
+    def __init__(self, turns: list[Turn] | None = None, saved: list | None = None):
         self.turns: list[Turn] = turns or []
+        # The plain data of the first turns, as resumed: closed turns never change, so to_json
+        # serializes only the others (an append to a session of thousands of prompts).
+        self.saved: list = saved or []
 
     @classmethod
     def resume(cls, saved: list, mark: dict | None) -> "Turns":
@@ -133,10 +136,11 @@ class Turns:
         if not mark:
             return cls()
         n = mark["count"]
-        kept = [Turn.from_json(t) for t in saved[:max(0, n - 1)]]
+        closed = saved[:max(0, n - 1)]
+        kept = [Turn.from_json(t) for t in closed]
         if mark.get("open"):
             kept.append(Turn.from_json(mark["open"]))
-        return cls(kept)
+        return cls(kept, closed)
 
     def mark(self) -> dict:
         """Where the summariser stands (taken at a page start, to resume from there)."""
@@ -165,7 +169,7 @@ class Turns:
         return parts
 
     def to_json(self) -> list:
-        return orjson.loads(orjson.dumps(self.turns))
+        return self.saved + orjson.loads(orjson.dumps(self.turns[len(self.saved):]))
 
 
 def duration_s(start: str | None, end: str | None) -> float | None:
