@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from functools import lru_cache
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
 from pygments import highlight as _pyg_highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
@@ -150,14 +149,28 @@ def _code_block(code: str, lang: str | None, _attrs=None) -> str:
     return highlight(code, lang=lang or None, wrap=False)
 
 
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
-_md.enable(["table", "strikethrough"])
-_md.validateLink = shown_link
-_md.add_render_rule("image", _render_image)
-_md.add_render_rule("link_open", _render_link_open)
-_md.add_render_rule("link_close", _render_link_close)
-_md.add_render_rule("th_open", _render_cell_open)
-_md.add_render_rule("td_open", _render_cell_open)
+@lru_cache(maxsize=1)
+def _reference_md():
+    """markdown-it-py, the reference renderer: made on first use, as fastmd renders all but a few
+    texts (importing markdown-it-py cost every build process ~22 ms, 1% of a small home's build)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = shown_link
+    md.add_render_rule("image", _render_image)
+    md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("link_close", _render_link_close)
+    md.add_render_rule("th_open", _render_cell_open)
+    md.add_render_rule("td_open", _render_cell_open)
+    return md
+
+
+def __getattr__(name: str):
+    """``markup._md``: the reference renderer (the tests compare fastmd with it)."""
+    if name == "_md":
+        return _reference_md()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # The Rust port (fastmd) when its wheel is installed (docs/render.md); CCREPORT_MARKDOWN=py forces
@@ -174,7 +187,7 @@ def markdown(text: str) -> str:
             return fastmd.render(text, _code_block, safe_link, relative_link)
         except fastmd.Unrenderable:
             pass  # a text the Rust port cannot take: the reference renderer can
-    return _md.render(text)
+    return _reference_md().render(text)
 
 
 # --- code highlighting ------------------------------------------------------------------------
