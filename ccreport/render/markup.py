@@ -50,9 +50,18 @@ def controls_free(raw: bytes) -> bool:
     return len(raw.translate(None, _CONTROL_BYTES)) == len(raw)
 
 
+def has_controls(text: str) -> bool:
+    """Whether ``text`` holds one of CONTROL_CHARS. A long text is checked on its UTF-8 bytes (as
+    controls_free does): ~3x the regex's speed past a few hundred characters, slower below."""
+    if len(text) < 512:
+        return CONTROL_CHARS.search(text) is not None
+    raw = text.encode("utf-8", "surrogatepass")  # (a lone surrogate is 3 bytes, none below 0x80)
+    return len(raw.translate(None, _CONTROL_BYTES)) != len(raw)
+
+
 def show_controls(text: str) -> str:
     """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
-    if CONTROL_CHARS.search(text) is None:
+    if not has_controls(text):
         return text
     return type(text)(str.translate(text, _PICTURES))
 
@@ -65,7 +74,7 @@ def esc(value) -> str:
         # never double-escapes; other values become their text (JSON for lists/objects).
         value = str(value) if isinstance(value, str) else to_text(value)
     # (isprintable: a fast C scan that clears most short strings; one with a newline is searched)
-    if not value.isprintable() and CONTROL_CHARS.search(value) is not None:
+    if not value.isprintable() and has_controls(value):
         value = value.translate(_PICTURES)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
