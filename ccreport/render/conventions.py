@@ -4,6 +4,7 @@ bookkeeping lines (§4.3–§4.9), rendered for a reader instead of shown as raw
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ccreport.model.text import json_text, to_text
@@ -13,9 +14,18 @@ from ccreport.render.markup import ansi_to_html, cut, esc, human_size, markdown,
 from ccreport.render.teammates import teammate_text
 
 
+@functools.lru_cache(maxsize=64)
+def _tag_pattern(name: str) -> re.Pattern:
+    return re.compile(f"<{re.escape(name)}>(.*?)</{re.escape(name)}>", re.S)
+
+
 def tag_text(name: str, text: str) -> str | None:
     """What the first <name>…</name> in text holds (None when there is none)."""
-    m = re.search(f"<{re.escape(name)}>(.*?)</{re.escape(name)}>", text, re.S)
+    # Most texts hold no such tag: a substring test answers them (0.1 µs instead of 2–3 µs for
+    # re.escape, re's cache and the search; ~19k calls in the 150 MB home).
+    if f"<{name}>" not in text:
+        return None
+    m = _tag_pattern(name).search(text)
     return m.group(1) if m else None
 
 

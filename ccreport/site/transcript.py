@@ -231,7 +231,6 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
     """The page's parts in order, as (id, HTML): each message, and after each prompt the quiet
     line of what followed it on this page; and the turn the page continues (None: it starts
     with a prompt, or before any)."""
-    run = pages.run
     open_turn = pages.turns.turns[-1] if pages.turns.turns else None
     pages.state.turns_mark = pages.turns.mark()
     parts = pages.turns.feed_page(page.messages, page.no)
@@ -242,19 +241,24 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
         items.append(("turn-cont", turn_line("turn-cont", continued[1], None)))
     if pages.renders is not None:
         pages.renders.begin_page()
-    for m in page.messages:
-        with colours_in_browser():
-            # (without a render cache the page is checked for control characters whole: write_page)
-            html = pages.renders.render(m, ctx, run.writer.out) if pages.renders is not None else message_html(m, ctx)
-        items.append((f"L{m.line}", html))
-        if m.line in after:
-            turn, figs = after[m.line]
-            items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
-        _note_calls(pages, page, m)
-        _note_team(pages, m)
-        if m.kind == "user" and pages.t.kind == "main" and isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
-            pages.state.typed.append([m.line, prompt_key(typed)])  # history.jsonl is matched on these
+    with colours_in_browser():  # once a page (a context manager per message cost 15k entries per 150 MB)
+        for m in page.messages:
+            _page_item(pages, page, ctx, m, after, items)
     return items, continues_note(continued[0]) if continued is not None else None
+
+
+def _page_item(pages: _Pages, page: Page, ctx: RenderContext, m, after: dict, items: list) -> None:
+    """One message's parts (its HTML, the turn line after a prompt) and what it tells the page."""
+    # (without a render cache the page is checked for control characters whole: write_page)
+    html = pages.renders.render(m, ctx, pages.run.writer.out) if pages.renders is not None else message_html(m, ctx)
+    items.append((f"L{m.line}", html))
+    if m.line in after:
+        turn, figs = after[m.line]
+        items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
+    _note_calls(pages, page, m)
+    _note_team(pages, m)
+    if m.kind == "user" and pages.t.kind == "main" and isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
+        pages.state.typed.append([m.line, prompt_key(typed)])  # history.jsonl is matched on these
 
 
 def write_page(pages: _Pages, page: Page, pending: int) -> str:

@@ -12,8 +12,10 @@ PLAN_TOOLS = ("Write", "Edit", "MultiEdit", "ExitPlanMode", "exit_plan_mode")
 
 def plan_name(path: str) -> str | None:
     """The plan file's name when ``path`` is a Claude home's ``plans/<name>.md`` (FORMAT.md §13.2)."""
-    p = PurePath(path.replace("\\", "/")) if isinstance(path, str) else None
-    if p is None or p.suffix != ".md" or p.parent.name != "plans" or p.parent.parent.name not in (".claude", "claude"):
+    if not isinstance(path, str) or "plans" not in path:  # (most paths: no PurePath made for them)
+        return None
+    p = PurePath(path.replace("\\", "/"))
+    if p.suffix != ".md" or p.parent.name != "plans" or p.parent.parent.name not in (".claude", "claude"):
         return None
     return p.name
 
@@ -27,6 +29,8 @@ def plan_paths(name: str, inp: dict, x: dict) -> list[str]:
 
 
 def plan_link(call, inp: dict, x: dict, ctx) -> str:
+    if not ctx.plan_urls:  # (a home without plan files: no call can link one)
+        return ""
     for path in plan_paths(call.name, inp, x):
         name = plan_name(path)
         if name and ctx.plan_urls.get(name):
