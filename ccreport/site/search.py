@@ -12,14 +12,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import zlib
-from collections import defaultdict
+from itertools import compress, islice, repeat
+from operator import and_, itemgetter, sub
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
 from ccreport.layout import search_docs, search_unit_state
-from ccreport.site.searchtext import KINDS, SHIFT, WBITS, impacts, page_docs, page_url
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weights
 from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
@@ -31,9 +33,6 @@ def unit_key(project: str, session_id: str, transcript_id: str) -> str:
     def h(s: str, n: int) -> str:
         return hashlib.sha1(s.encode("utf-8", "surrogatepass")).hexdigest()[:n]
     return h(f"{project}\0{session_id}", 8) + h(transcript_id, 6)
-
-
-_HEX = "{:x}".format
 
 
 @dataclass
@@ -122,18 +121,20 @@ class SessionIndex:
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.open_terms = set()
-        postings = u.postings
+        of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
-            imp = impacts(d[4])
-            if d[0] == "t":  # the filters' terms: tool name and file name
+            c, length = counts(d[4])
+            if c:  # posting = base | weight, appended to each term's list: every loop in C
+                table = weights(length, max(c.values()))
+                deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
+                u.open_terms.update(c)
+            if d[0] == "t":  # the filters' terms, weight 1: tool name and file name
                 name, _, path = d[3].partition("\t")
-                imp[f"tool:{name.lower()}".encode("utf-8", "surrogatepass")] = 1
-                if path:
-                    imp[f"file:{path.rsplit('/', 1)[-1].lower()}".encode("utf-8", "surrogatepass")] = 1
-            for term, w in imp.items():
-                postings[term].append(base | w)
-            u.open_terms.update(imp)
+                for term in (f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}" if path else None):
+                    if term is not None:
+                        of_term(term).append(base | 1)
+                        u.open_terms.add(term)
             u.buffer.append(d)
             u.count += 1
             if len(u.buffer) == DOCS_PER_CHUNK:
@@ -153,24 +154,24 @@ class SessionIndex:
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        state = {"firsts": u.firsts, "count": u.count, "open": sorted(_str(t) for t in u.open_terms)}
+        state = {"firsts": u.firsts, "count": u.count, "open": sorted(u.open_terms)}
         self.writer.write(search_unit_state(u.key), orjson.dumps(state))
-        enc = {_str(t): _steps(ps) for t, ps in u.postings.items()}
+        enc = _encode(u.postings)
         self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count))
-
-
-def _str(term: bytes) -> str:
-    return term.decode("utf-8", "surrogatepass")
 
 
 _HIGH = ~((1 << SHIFT) - 1)
 
 
-def _steps(ps: list[int]) -> str:
-    """Postings as written: each document a step from the one before (the first from 0)."""
-    if len(ps) == 1:
-        return _HEX(ps[0])
-    return ",".join(map(_HEX, [ps[0]] + [v - (p & _HIGH) for p, v in zip(ps, ps[1:])]))
+def _encode(postings: dict[str, list[int]]) -> dict[str, str]:
+    """term → postings as written: each document a step from the one before (the first from 0),
+    in hex. Most terms have one posting: those are formatted by a map, the rest one %-format of
+    the whole list each (no call per posting)."""
+    lists = postings.values()
+    enc = dict(zip(postings, map("%x".__mod__, map(itemgetter(0), lists))))
+    for term, ps in compress(postings.items(), map((1).__lt__, map(len, lists))):
+        enc[term] = ("%x," * len(ps))[:-1] % (ps[0], *map(sub, islice(ps, 1, None), map(and_, ps, repeat(_HIGH))))
+    return enc
 
 
 def unit_doc_files(out: Path, key: str) -> list[Path]:
