@@ -123,8 +123,8 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
-    if run.full_all:  # the parts folders of formats 1-3 are no longer read
-        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
+    if run.full_all:  # the parts folders of formats 1-3 and the unit records of 9 are no longer read
+        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import orjson
 
-from ccreport.layout import search_docs, search_unit_state
+from ccreport.layout import search_docs
 from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weights
 from ccreport.site.write import Writer, remove
 
@@ -73,46 +73,50 @@ class _Unit:
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     count: int = 0
-    open_terms: set = field(default_factory=set)  # of the last page
 
 
 class SessionIndex:
     """The search part of one session's update (site.session): ``begin`` a transcript's read,
-    ``page`` for every page written, ``end`` when its read is done; ``deltas`` go to the main
-    process."""
+    ``page`` for every page written, ``end`` when its read is done (it gives the unit's record,
+    kept in the transcript's state); ``deltas`` go to the main process. ``records``: transcript id
+    → its record from the previous build ({"firsts": [[page no, first document no]], "count"})."""
 
-    def __init__(self, writer: Writer, project: str, session_id: str):
+    def __init__(self, writer: Writer, project: str, session_id: str, records: dict | None = None):
         self.writer, self.project, self.session_id = writer, project, session_id
+        self.records = records or {}
         self.units: dict[str, _Unit] = {}
         self.deltas: list[UnitDelta] = []
-
-    def _state(self, key: str) -> dict | None:
-        try:
-            return orjson.loads((self.writer.out / search_unit_state(key)).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return None
 
     def begin(self, transcript_id: str, start_no: int) -> None:
         """A read of the transcript from page ``start_no`` (1: from the start)."""
         key = unit_key(self.project, self.session_id, transcript_id)
-        old = self._state(key)
-        firsts = [f for f in (old or {}).get("firsts", []) if f[0] < start_no]
-        at = {f[0]: f[1] for f in (old or {}).get("firsts", [])}
-        if old is not None and start_no > 1 and start_no in at and start_no == old["firsts"][-1][0]:
-            cut, old_terms = at[start_no], list(old.get("open", []))
-        else:  # from the start: what the unit held before is not known here, unless it is new
-            cut, old_terms, firsts = 0, (None if old is not None else []), []
-        buffer: list = []
-        if cut % DOCS_PER_CHUNK:
-            try:
-                raw = (self.writer.out / search_docs(key, cut // DOCS_PER_CHUNK)).read_bytes()
-            except OSError:
-                raw = b""
-            buffer = (read_doc_script(raw) or [])[:cut % DOCS_PER_CHUNK]
-            if len(buffer) != cut % DOCS_PER_CHUNK:  # the chunk is gone: read it all again
-                cut, old_terms, firsts, buffer = 0, None, [], []
-        self.units[transcript_id] = _Unit(key, cut, old_terms, (old or {}).get("count", 0), firsts, buffer,
+        old = self.records.get(transcript_id)
+        at = dict(old["firsts"]) if old else {}
+        cut, old_terms, firsts, buffer = 0, (None if old is not None else []), [], []
+        if old and start_no > 1 and start_no in at and start_no == old["firsts"][-1][0]:
+            # A grow from the last page: its documents are replaced. Those of the chunk before
+            # it are kept, and its terms (whose postings change) are read from the documents.
+            cut = at[start_no]
+            docs = self._docs(key, cut - cut % DOCS_PER_CHUNK, old["count"])
+            if docs is not None:  # (None: a chunk is gone or broken: the unit is read again whole)
+                firsts = [f for f in old["firsts"] if f[0] < start_no]
+                buffer = docs[:cut % DOCS_PER_CHUNK]
+                old_terms = sorted({t for d in docs[cut % DOCS_PER_CHUNK:] for t in doc_terms(d)})
+            else:
+                cut = 0
+        self.units[transcript_id] = _Unit(key, cut, old_terms, old["count"] if old else 0, firsts, buffer,
                                           count=cut)
+
+    def _docs(self, key: str, start: int, stop: int) -> list | None:
+        """Documents ``start`` (a chunk's first) to ``stop`` of a unit, as written."""
+        docs: list = []
+        for chunk in range(start // DOCS_PER_CHUNK, -(-stop // DOCS_PER_CHUNK)):
+            try:
+                raw = (self.writer.out / search_docs(key, chunk)).read_bytes()
+            except OSError:
+                return None
+            docs.extend(read_doc_script(raw) or [])
+        return docs if len(docs) == stop - start else None
 
     def page(self, transcript_id: str, no: int, messages) -> None:
         u = self.units.get(transcript_id)
@@ -120,7 +124,6 @@ class SessionIndex:
             return
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
-        u.open_terms = set()
         of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
@@ -128,13 +131,8 @@ class SessionIndex:
             if c:  # posting = base | weight, appended to each term's list: every loop in C
                 table = weights(length, max(c.values()))
                 deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
-                u.open_terms.update(c)
-            if d[0] == "t":  # the filters' terms, weight 1: tool name and file name
-                name, _, path = d[3].partition("\t")
-                for term in (f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}" if path else None):
-                    if term is not None:
-                        of_term(term).append(base | 1)
-                        u.open_terms.add(term)
+            for term in filter_terms(d):  # weight 1
+                of_term(term).append(base | 1)
             u.buffer.append(d)
             u.count += 1
             if len(u.buffer) == DOCS_PER_CHUNK:
@@ -146,18 +144,30 @@ class SessionIndex:
                                                                                             // DOCS_PER_CHUNK, u.buffer))
         u.buffer = []
 
-    def end(self, transcript_id: str) -> None:
+    def end(self, transcript_id: str) -> dict | None:
+        """The unit's read is done: its delta goes to ``deltas``; gives its record (None: no read)."""
         u = self.units.pop(transcript_id, None)
         if u is None:
-            return
+            return None
         self._flush(u)
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        state = {"firsts": u.firsts, "count": u.count, "open": sorted(u.open_terms)}
-        self.writer.write(search_unit_state(u.key), orjson.dumps(state))
-        enc = _encode(u.postings)
-        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count))
+        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, _encode(u.postings), u.count))
+        return {"firsts": u.firsts, "count": u.count}
+
+
+def filter_terms(doc: list) -> list[str]:
+    """The filters' terms of a document: a tool call's tool name and file name."""
+    if doc[0] != "t":
+        return []
+    name, _, path = doc[3].partition("\t")
+    return [f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}"] if path else [f"tool:{name.lower()}"]
+
+
+def doc_terms(doc: list) -> list[str]:
+    """Every term a document has postings for."""
+    return [*counts(doc[4])[0], *filter_terms(doc)]
 
 
 _HIGH = ~((1 << SHIFT) - 1)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from ccreport.layout import SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_unit_state, search_units
+from ccreport.layout import SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_units
 from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, UnitDelta, unit_doc_files, unit_key
 from ccreport.site.searchtext import SHIFT
@@ -239,11 +239,10 @@ def _names(folder: Path) -> list[str]:
 
 
 def drop_units(out: Path, keys: set, deleted: list) -> None:
-    """The document scripts and records of units that are gone (their postings: update_terms)."""
+    """The document scripts of units that are gone (their postings: update_terms)."""
     for key in keys:
         for p in unit_doc_files(out, key):
             remove(p, deleted)
-        (out / search_unit_state(key)).unlink(missing_ok=True)
 
 
 def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:

@@ -19,7 +19,7 @@ from ccreport.site import session as SESSION
 from ccreport.site import transcript as T
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
-from ccreport.layout import search_docs, search_shard, search_unit_state, search_units
+from ccreport.layout import search_docs, search_shard, search_units
 from ccreport.site.search import DOCS_PER_CHUNK, unit_key
 from ccreport.site.searchindex import shard_of
 from ccreport.site.searchtext import terms
@@ -68,12 +68,11 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     # document chunk and its session's metadata shard (the session's last time changed).
     key = unit_key(PROJECT, SID, "main")
     shards = {search_shard(shard_of(t)) for t in terms("one more prompt")}
-    last_chunk = (json.loads((out / search_unit_state(key)).read_text())["count"] - 1) // DOCS_PER_CHUNK
+    last_chunk = (S.State.load(out).sessions[(PROJECT, SID)].transcripts["main"].search["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
                        search_docs(key, last_chunk), search_units(key[:2])} | shards
-    # Beside them only the unit's own record (page → first document) in the state.
-    state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
-    assert state <= {search_unit_state(key)}
+    # Nothing beside them: the unit's record (page → first document) is in the session's state.
+    assert {Path(p).relative_to(out).as_posix() for p in res.written} == written
     assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
     assert_same_as_cold(home, out, tmp_path, opts)
 
