@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, session_dir
+from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, session_dir
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
@@ -128,7 +128,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
-    run.fresh = searchindex.Fresh() if run.full_all else None
+    run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
     return run
 
 
@@ -176,7 +176,7 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
-                               frozenset(warm.get(key, ())), overview=flipped))
+                               frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all))
         run.dirty.add(pdir)
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)

@@ -13,7 +13,8 @@ import base64
 import hashlib
 import zlib
 from itertools import compress, islice, repeat
-from operator import and_, itemgetter, sub
+from functools import lru_cache
+from operator import and_, attrgetter, itemgetter, sub
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,18 @@ from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, pag
 from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
+SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
+
+
+@lru_cache(maxsize=1 << 20)
+def shard_of(term: str) -> int:
+    """FNV-1a (32 bits) of the UTF-8 of the term's first three characters, so that every term with
+    the same first three characters is in one shard (prefix completion loads one shard); a filter's
+    term (tool:…, file:…: never completed) by all of it."""
+    h = 0x811C9DC5
+    for byte in (term if ":" in term else term[:3]).encode("utf-8", "surrogatepass"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % SHARDS
 
 
 def unit_key(project: str, session_id: str, transcript_id: str) -> str:
@@ -46,6 +59,27 @@ class UnitDelta:
     old_terms: list | None
     postings: dict = field(default_factory=dict)
     count: int = 0  # documents in the unit now
+
+
+@dataclass
+class SessionPart:
+    """A full build's share of one session in the term shards, made in the worker so that the main
+    process only files bytes away (searchindex.Fresh): ``fragments`` are (shard, JSON of [term,
+    [unit, postings, unit, postings, …], term, …] for the session's terms in that shard, its units
+    in key order); ``counts``: unit → documents."""
+
+    fragments: list
+    counts: dict
+
+
+def pack(deltas: list[UnitDelta]) -> SessionPart:
+    """The deltas of a session read whole, by shard (every loop in C)."""
+    by_term: dict[str, list] = defaultdict(list)
+    for d in sorted(deltas, key=attrgetter("key")):
+        deque(map(list.extend, map(by_term.__getitem__, d.postings), zip(repeat(d.key), d.postings.values())), 0)
+    by_shard: dict[int, list] = defaultdict(list)
+    deque(map(list.extend, map(by_shard.__getitem__, map(shard_of, by_term)), zip(by_term, by_term.values())), 0)
+    return SessionPart([(n, orjson.dumps(flat)) for n, flat in by_shard.items()], {d.key: d.count for d in deltas})
 
 
 def doc_script(key: str, chunk: int, docs: list[list]) -> bytes:
@@ -79,13 +113,20 @@ class SessionIndex:
     """The search part of one session's update (site.session): ``begin`` a transcript's read,
     ``page`` for every page written, ``end`` when its read is done (it gives the unit's record,
     kept in the transcript's state); ``deltas`` go to the main process. ``records``: transcript id
-    → its record from the previous build ({"firsts": [[page no, first document no]], "count"})."""
+    → its record from the previous build ({"firsts": [[page no, first document no]], "count"});
+    ``packed``: the build is a full one (every session read whole), its deltas go as one SessionPart."""
 
-    def __init__(self, writer: Writer, project: str, session_id: str, records: dict | None = None):
+    def __init__(self, writer: Writer, project: str, session_id: str, records: dict | None = None,
+                 packed: bool = False):
         self.writer, self.project, self.session_id = writer, project, session_id
-        self.records = records or {}
+        self.records, self.packed = records or {}, packed
         self.units: dict[str, _Unit] = {}
-        self.deltas: list[UnitDelta] = []
+        self.unit_deltas: list[UnitDelta] = []
+
+    @property
+    def deltas(self) -> list:
+        """What goes to the main process: the UnitDeltas, or [their SessionPart] when packed."""
+        return [pack(self.unit_deltas)] if self.packed else self.unit_deltas
 
     def begin(self, transcript_id: str, start_no: int) -> None:
         """A read of the transcript from page ``start_no`` (1: from the start)."""
@@ -153,7 +194,7 @@ class SessionIndex:
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, _encode(u.postings), u.count))
+        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, _encode(u.postings), u.count))
         return {"firsts": u.firsts, "count": u.count}
 
 
