@@ -1,10 +1,13 @@
 """One session's part of the search index, made while its pages are rendered (in the worker).
 
 Each transcript is a *unit* with a stable key (a hash of project, session and transcript): its
-documents are numbered in page order and stored 16 to a compressed script (``search/d/``); their
-postings go back to the main process as a ``UnitDelta``, which ``site.searchindex`` merges into the
-term shards. A grow re-renders from the last page: documents from that page's first on are
-replaced, so only the terms of that page and of the new ones change. Why: docs/search.md.
+documents are numbered in page order and stored DOCS_PER_CHUNK to a compressed script
+(``search/d/``); their postings go back to the main process as a ``UnitDelta``, which
+``site.searchindex`` merges into the term shards (a full build: one ``SessionPart`` per session,
+already grouped by shard). A grow re-renders from the last page: documents from that page's first
+on are replaced, so only the terms of that page and of the new ones change. The unit's record
+(page → first document) is kept in its transcript's state. This runs once per document of the
+archive, so its loops are C loops (map, deque, Counter, %-format). Why: docs/search.md.
 """
 
 from __future__ import annotations
