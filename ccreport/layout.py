@@ -163,11 +163,6 @@ def search_units(prefix: str) -> str:
     return f"{SEARCH_DIR}/u/{prefix}.js"
 
 
-def search_unit_state(unit: str) -> str:
-    """The build's own record of one unit (page → first document; not part of the site)."""
-    return f"{STATE_DIR}/units/{unit[:2]}/{unit}.json"
-
-
 def depth_root(rel_dir: str) -> str:
     """The relative way from a folder of the site back to its root ("p/x/y" → "../../../")."""
     return "../" * (rel_dir.count("/") + 1)

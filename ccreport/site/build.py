@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from ccreport.layout import INDEX, SEARCH_MANIFEST, project_dir, session_dir
+from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, session_dir
 from ccreport.layout import transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
@@ -71,7 +71,6 @@ class _Run:
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
     kept: Kept | None = None  # the source store's side of this build (site.keep)
     deltas: list = field(default_factory=list)  # site.search.UnitDelta of every transcript read
-    records: dict = field(default_factory=dict)  # unit key → its record, written after the index
     fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
     home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
@@ -123,12 +122,12 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
-    if run.full_all:  # the parts folders of formats 1-3 are no longer read
-        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts"):
+    if run.full_all:  # the parts folders of formats 1-3 and the unit records of 9 are no longer read
+        for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
-    run.fresh = searchindex.Fresh() if run.full_all else None
+    run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
     return run
 
 
@@ -176,7 +175,7 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
             _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
-                               frozenset(warm.get(key, ())), overview=flipped))
+                               frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all))
         run.dirty.add(pdir)
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)
@@ -218,7 +217,6 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.deleted.extend(r.deleted)
         for d in r.search:
             run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
-            run.records[d.key] = d.record
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
@@ -301,7 +299,6 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
         searchindex.prune_docs(out, run.fresh, run.res.deleted)
     else:
         searchdelta.update(out, run.writer, run.deltas, gone, run.res.deleted)
-    searchindex.write_records(run.writer, run.records)
     # The metadata of the units that changed (their sessions were read, or they are gone).
     redone = {key: run.indexed[key] for key in ((j.session.project.dir_name, j.session.id) for j in jobs)
               if key in run.indexed}

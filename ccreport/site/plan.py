@@ -9,11 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ccreport.layout import INDEX, LATEST, depth_root, page_name, search_unit_state, session_dir, session_url
+from ccreport.layout import INDEX, LATEST, depth_root, page_name, session_dir, session_url
 from ccreport.layout import transcript_dir
 from ccreport.layout import transcript_url
 from ccreport.model.teams import merge_facts
-from ccreport.site.search import unit_key
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
 from ccreport.source.sidefiles import session_stamp, team_stamp
@@ -117,7 +116,7 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
         return disk
     if disk.mode == GROW:
         mode, reason = GROW, disk.reason
-    if not (out / search_unit_state(unit_key(s.project.dir_name, s.id, t.id))).exists():
+    if prev.search is None:
         return Plan(FULL, "its search record is missing")  # which documents it has is not known
     if t.size == prev.summary.size and t.mtime_ns == prev.mtime_ns:
         return Plan(mode, reason, disk.dir_stamp)

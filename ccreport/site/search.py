@@ -1,10 +1,13 @@
 """One session's part of the search index, made while its pages are rendered (in the worker).
 
 Each transcript is a *unit* with a stable key (a hash of project, session and transcript): its
-documents are numbered in page order and stored 16 to a compressed script (``search/d/``); their
-postings go back to the main process as a ``UnitDelta``, which ``site.searchindex`` merges into the
-term shards. A grow re-renders from the last page: documents from that page's first on are
-replaced, so only the terms of that page and of the new ones change. Why: docs/search.md.
+documents are numbered in page order and stored DOCS_PER_CHUNK to a compressed script
+(``search/d/``); their postings go back to the main process as a ``UnitDelta``, which
+``site.searchindex`` merges into the term shards (a full build: one ``SessionPart`` per session,
+already grouped by shard). A grow re-renders from the last page: documents from that page's first
+on are replaced, so only the terms of that page and of the new ones change. The unit's record
+(page → first document) is kept in its transcript's state. This runs once per document of the
+archive, so its loops are C loops (map, deque, Counter, %-format). Why: docs/search.md.
 """
 
 from __future__ import annotations
@@ -12,17 +15,32 @@ from __future__ import annotations
 import base64
 import hashlib
 import zlib
-from collections import defaultdict
+from itertools import compress, islice, repeat
+from functools import lru_cache
+from operator import and_, attrgetter, itemgetter, sub
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from ccreport.layout import search_docs, search_unit_state
-from ccreport.site.searchtext import KINDS, SHIFT, WBITS, impacts, page_docs, page_url
+from ccreport.layout import search_docs
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weights
 from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
+SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
+
+
+@lru_cache(maxsize=1 << 20)
+def shard_of(term: str) -> int:
+    """FNV-1a (32 bits) of the UTF-8 of the term's first three characters, so that every term with
+    the same first three characters is in one shard (prefix completion loads one shard); a filter's
+    term (tool:…, file:…: never completed) by all of it."""
+    h = 0x811C9DC5
+    for byte in (term if ":" in term else term[:3]).encode("utf-8", "surrogatepass"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % SHARDS
 
 
 def unit_key(project: str, session_id: str, transcript_id: str) -> str:
@@ -31,9 +49,6 @@ def unit_key(project: str, session_id: str, transcript_id: str) -> str:
     def h(s: str, n: int) -> str:
         return hashlib.sha1(s.encode("utf-8", "surrogatepass")).hexdigest()[:n]
     return h(f"{project}\0{session_id}", 8) + h(transcript_id, 6)
-
-
-_HEX = "{:x}".format
 
 
 @dataclass
@@ -48,7 +63,27 @@ class UnitDelta:
     postings: dict = field(default_factory=dict)
     count: int = 0  # documents in the unit now
     same: bool = False  # the documents are those the unit had (a page rendered again): nothing to change
-    record: bytes = b""  # the unit's record (search_unit_state), written once the index holds this delta
+
+
+@dataclass
+class SessionPart:
+    """A full build's share of one session in the term shards, made in the worker so that the main
+    process only files bytes away (searchindex.Fresh): ``fragments`` are (shard, JSON of [term,
+    [unit, postings, unit, postings, …], term, …] for the session's terms in that shard, its units
+    in key order); ``counts``: unit → documents."""
+
+    fragments: list
+    counts: dict
+
+
+def pack(deltas: list[UnitDelta]) -> SessionPart:
+    """The deltas of a session read whole, by shard (every loop in C)."""
+    by_term: dict[str, list] = defaultdict(list)
+    for d in sorted(deltas, key=attrgetter("key")):
+        deque(map(list.extend, map(by_term.__getitem__, d.postings), zip(repeat(d.key), d.postings.values())), 0)
+    by_shard: dict[int, list] = defaultdict(list)
+    deque(map(list.extend, map(by_shard.__getitem__, map(shard_of, by_term)), zip(by_term, by_term.values())), 0)
+    return SessionPart([(n, orjson.dumps(flat)) for n, flat in by_shard.items()], {d.key: d.count for d in deltas})
 
 
 def doc_script(key: str, chunk: int, docs: list[list]) -> bytes:
@@ -76,7 +111,6 @@ class _Unit:
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     count: int = 0
-    open_terms: set = field(default_factory=set)  # of the last page
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
     # documents): the last page's and the one before it, so a read resumed at the last page goes on.
     chain: str = ""
@@ -86,44 +120,56 @@ class _Unit:
 
 class SessionIndex:
     """The search part of one session's update (site.session): ``begin`` a transcript's read,
-    ``page`` for every page written, ``end`` when its read is done; ``deltas`` go to the main
-    process."""
+    ``page`` for every page written, ``end`` when its read is done (it gives the unit's record,
+    kept in the transcript's state); ``deltas`` go to the main process. ``records``: transcript id
+    → its record from the previous build ({"firsts": [[page no, first document no]], "count", "chain"});
+    ``packed``: the build is a full one (every session read whole), its deltas go as one SessionPart."""
 
-    def __init__(self, writer: Writer, project: str, session_id: str):
+    def __init__(self, writer: Writer, project: str, session_id: str, records: dict | None = None,
+                 packed: bool = False):
         self.writer, self.project, self.session_id = writer, project, session_id
+        self.records, self.packed = records or {}, packed
         self.units: dict[str, _Unit] = {}
-        self.deltas: list[UnitDelta] = []
+        self.unit_deltas: list[UnitDelta] = []
 
-    def _state(self, key: str) -> dict | None:
-        try:
-            return orjson.loads((self.writer.out / search_unit_state(key)).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return None
+    @property
+    def deltas(self) -> list:
+        """What goes to the main process: the UnitDeltas, or [their SessionPart] when packed."""
+        return [pack(self.unit_deltas)] if self.packed else self.unit_deltas
 
     def begin(self, transcript_id: str, start_no: int) -> None:
         """A read of the transcript from page ``start_no`` (1: from the start)."""
         key = unit_key(self.project, self.session_id, transcript_id)
-        old = self._state(key)
-        firsts = [f for f in (old or {}).get("firsts", []) if f[0] < start_no]
-        at = {f[0]: f[1] for f in (old or {}).get("firsts", [])}
-        # Resumed at the last page (page 1 of a one-page transcript too): its terms are those replaced.
-        if old is not None and start_no in at and start_no == old["firsts"][-1][0]:
-            cut, old_terms = at[start_no], list(old.get("open", []))
-        else:  # from the start: what the unit held before is not known here, unless it is new
-            cut, old_terms, firsts = 0, (None if old is not None else []), []
-        buffer: list = []
-        if cut % DOCS_PER_CHUNK:
+        old = self.records.get(transcript_id)
+        at = dict(old["firsts"]) if old else {}
+        cut, old_terms, firsts, buffer, chain = 0, (None if old is not None else []), [], [], ""
+        # Resumed at the last page (page 1 of a one-page transcript too): its documents are replaced.
+        if old and start_no in at and start_no == old["firsts"][-1][0]:
+            # Those of the chunk before it are kept, and its terms (whose postings change) are
+            # read from the documents.
+            cut = at[start_no]
+            docs = self._docs(key, cut - cut % DOCS_PER_CHUNK, old["count"])
+            if docs is not None:  # (None: a chunk is gone or broken: the unit is read again whole)
+                firsts = [f for f in old["firsts"] if f[0] < start_no]
+                buffer = docs[:cut % DOCS_PER_CHUNK]
+                old_terms = sorted({t for d in docs[cut % DOCS_PER_CHUNK:] for t in doc_terms(d)})
+                chain = old.get("chain", ["", ""])[0]
+            else:
+                cut = 0
+        whole = old.get("chain", ["", ""])[1] if old else ""
+        self.units[transcript_id] = _Unit(key, cut, old_terms, old["count"] if old else 0, firsts, buffer,
+                                          count=cut, chain=chain, before=chain, old_chain=whole)
+
+    def _docs(self, key: str, start: int, stop: int) -> list | None:
+        """Documents ``start`` (a chunk's first) to ``stop`` of a unit, as written."""
+        docs: list = []
+        for chunk in range(start // DOCS_PER_CHUNK, -(-stop // DOCS_PER_CHUNK)):
             try:
-                raw = (self.writer.out / search_docs(key, cut // DOCS_PER_CHUNK)).read_bytes()
+                raw = (self.writer.out / search_docs(key, chunk)).read_bytes()
             except OSError:
-                raw = b""
-            buffer = (read_doc_script(raw) or [])[:cut % DOCS_PER_CHUNK]
-            if len(buffer) != cut % DOCS_PER_CHUNK:  # the chunk is gone: read it all again
-                cut, old_terms, firsts, buffer = 0, None, [], []
-        before, whole = (old or {}).get("chain", ["", ""])
-        start = before if cut else ""
-        self.units[transcript_id] = _Unit(key, cut, old_terms, (old or {}).get("count", 0), firsts, buffer,
-                                          count=cut, chain=start, before=start, old_chain=whole)
+                return None
+            docs.extend(read_doc_script(raw) or [])
+        return docs if len(docs) == stop - start else None
 
     def page(self, transcript_id: str, no: int, messages) -> None:
         u = self.units.get(transcript_id)
@@ -131,21 +177,17 @@ class SessionIndex:
             return
         docs = page_docs(messages, page_url(transcript_id, no))
         u.firsts.append([no, u.count])
-        u.open_terms = set()
         u.before = u.chain
         u.chain = hashlib.sha1(u.chain.encode() + orjson.dumps(docs)).hexdigest()[:16]
-        postings = u.postings
+        of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
-            imp = impacts(d[4])
-            if d[0] == "t":  # the filters' terms: tool name and file name
-                name, _, path = d[3].partition("\t")
-                imp[f"tool:{name.lower()}".encode("utf-8", "surrogatepass")] = 1
-                if path:
-                    imp[f"file:{path.rsplit('/', 1)[-1].lower()}".encode("utf-8", "surrogatepass")] = 1
-            for term, w in imp.items():
-                postings[term].append(base | w)
-            u.open_terms.update(imp)
+            c, length = counts(d[4])
+            if c:  # posting = base | weight, appended to each term's list: every loop in C
+                table = weights(length, max(c.values()))
+                deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
+            for term in filter_terms(d):  # weight 1
+                of_term(term).append(base | 1)
             u.buffer.append(d)
             u.count += 1
             if len(u.buffer) == DOCS_PER_CHUNK:
@@ -157,35 +199,47 @@ class SessionIndex:
                                                                                             // DOCS_PER_CHUNK, u.buffer))
         u.buffer = []
 
-    def end(self, transcript_id: str) -> None:
+    def end(self, transcript_id: str) -> dict | None:
+        """The unit's read is done: its delta goes to ``deltas``; gives its record (None: no read)."""
         u = self.units.pop(transcript_id, None)
         if u is None:
-            return
+            return None
         self._flush(u)
         chunks = -(-u.count // DOCS_PER_CHUNK)
         for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
             remove(self.writer.out / search_docs(u.key, c), [])
-        state = {"firsts": u.firsts, "count": u.count, "open": sorted(_str(t) for t in u.open_terms),
-                 "chain": [u.before, u.chain]}
-        enc = {_str(t): _steps(ps) for t, ps in u.postings.items()}
         # The pages read again hold the documents they had (a page deleted by hand, a render cache
         # warmed, a new project title): the index does not change.
         same = bool(u.old_chain) and u.chain == u.old_chain and u.count == u.old_count
-        self.deltas.append(UnitDelta(u.key, u.cut, u.old_terms, enc, u.count, same, orjson.dumps(state)))
+        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, _encode(u.postings), u.count, same))
+        return {"firsts": u.firsts, "count": u.count, "chain": [u.before, u.chain]}
 
 
-def _str(term: bytes) -> str:
-    return term.decode("utf-8", "surrogatepass")
+def filter_terms(doc: list) -> list[str]:
+    """The filters' terms of a document: a tool call's tool name and file name."""
+    if doc[0] != "t":
+        return []
+    name, _, path = doc[3].partition("\t")
+    return [f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}"] if path else [f"tool:{name.lower()}"]
+
+
+def doc_terms(doc: list) -> list[str]:
+    """Every term a document has postings for."""
+    return [*counts(doc[4])[0], *filter_terms(doc)]
 
 
 _HIGH = ~((1 << SHIFT) - 1)
 
 
-def _steps(ps: list[int]) -> str:
-    """Postings as written: each document a step from the one before (the first from 0)."""
-    if len(ps) == 1:
-        return _HEX(ps[0])
-    return ",".join(map(_HEX, [ps[0]] + [v - (p & _HIGH) for p, v in zip(ps, ps[1:])]))
+def _encode(postings: dict[str, list[int]]) -> dict[str, str]:
+    """term → postings as written: each document a step from the one before (the first from 0),
+    in hex. Most terms have one posting: those are formatted by a map, the rest one %-format of
+    the whole list each (no call per posting)."""
+    lists = postings.values()
+    enc = dict(zip(postings, map("%x".__mod__, map(itemgetter(0), lists))))
+    for term, ps in compress(postings.items(), map((1).__lt__, map(len, lists))):
+        enc[term] = ("%x," * len(ps))[:-1] % (ps[0], *map(sub, islice(ps, 1, None), map(and_, ps, repeat(_HIGH))))
+    return enc
 
 
 def unit_doc_files(out: Path, key: str) -> list[Path]:

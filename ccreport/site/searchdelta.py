@@ -19,8 +19,8 @@ from pathlib import Path
 import orjson
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, search_block, search_shard
-from ccreport.site.search import UnitDelta
-from ccreport.site.searchindex import EMPTY_DELTA, _block_head, _entry, _load, _names, _Out, _shard_head, shard_of
+from ccreport.site.search import UnitDelta, shard_of
+from ccreport.site.searchindex import EMPTY_DELTA, _block_head, _entry, _load, _names, _Out, _shard_head
 from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer
 

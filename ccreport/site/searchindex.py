@@ -10,34 +10,26 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from collections import defaultdict
-from functools import lru_cache
+import tempfile
+from array import array
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_unit_state, search_units
+from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_units
 from ccreport.layout import session_url
-from ccreport.site.search import DOCS_PER_CHUNK, UnitDelta, unit_doc_files, unit_key
+from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SessionPart, unit_doc_files, unit_key
 from ccreport.site.write import Writer, remove
 
 FORMAT = 3  # 3: the pending delta (search/delta.js)
-SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
 BIG = 16_384  # characters of a term's postings above which they go into blocks (see _entry)
 # search/delta.js of a build with nothing pending (site.searchdelta writes the others)
 EMPTY_DELTA = b'ccreportSearch.delta({"cuts":{},"terms":{},"shards":[]});\n'
-
-
-@lru_cache(maxsize=1 << 20)
-def shard_of(term: str) -> int:
-    """FNV-1a (32 bits) of the UTF-8 of the term's first three characters, so that every term with
-    the same first three characters is in one shard (prefix completion loads one shard); a filter's
-    term (tool:…, file:…: never completed) by all of it."""
-    h = 0x811C9DC5
-    for byte in (term if ":" in term else term[:3]).encode("utf-8", "surrogatepass"):
-        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return h % SHARDS
+# A full build's postings held in the main process before a spill (Fresh). On a 1 GB home the main
+# process peaked at 170 MB while sessions rendered (32 MB: 209 MB; without the index: 160 MB).
+SPILL_BYTES = 4 << 20
 
 
 def _load(out: Path, rel: str, head: bytes) -> object:
@@ -121,31 +113,83 @@ def write_fresh(out: Path, writer: Writer, fresh: Fresh, deleted: list) -> None:
 
 
 class Fresh:
-    """A full build's shards, gathered as each session's deltas arrive (while the workers still
-    render others) and written at the end: no shard is read."""
+    """A full build's shards, gathered as each session's SessionPart arrives (while the workers
+    still render others) and written at the end: no shard is read. Parts are kept as the bytes the
+    workers made, by shard; past ``budget`` bytes they go to a spill file (one run: every shard's
+    bytes in shard order), so that the main process never holds a big home's postings."""
 
-    def __init__(self) -> None:
-        self.shards: dict[int, dict] = defaultdict(dict)  # shard → term → [(unit, postings)]
+    def __init__(self, spill_dir: Path, budget: int | None = None) -> None:
+        self.spill_dir, self.budget = spill_dir, SPILL_BYTES if budget is None else budget
+        self.pending: list[list[bytes]] = [[] for _ in range(SHARDS)]  # shard → fragments not spilled
+        self.size = 0  # bytes in pending
+        self.runs: list[array] = []  # spilled runs: shard n's bytes from runs[i][n] to runs[i][n + 1]
+        self.spill = None  # the spill file (anonymous: gone when closed, or when the process ends)
         self.counts: dict[str, int] = {}  # unit → documents (prune_docs)
 
-    def add(self, d: UnitDelta) -> None:
-        self.counts[d.key] = d.count
-        shards = self.shards
-        for term, enc in d.postings.items():
-            entries = shards[shard_of(term)]
-            if term in entries:
-                entries[term].append((d.key, enc))
-            elif enc:
-                entries[term] = [(d.key, enc)]
+    def add(self, part: SessionPart) -> None:
+        self.counts.update(part.counts)
+        for n, fragment in part.fragments:
+            self.pending[n].append(fragment)
+            self.size += len(fragment)
+        if self.size > self.budget:
+            self._spill()
+
+    def _spill(self) -> None:
+        if self.spill is None:
+            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            self.spill = tempfile.TemporaryFile(dir=self.spill_dir)
+        run = array("Q", [self.spill.seek(0, os.SEEK_END)])
+        for n in range(SHARDS):
+            self.spill.write(b",".join(self.pending[n]))
+            run.append(self.spill.tell())
+        self.runs.append(run)
+        self.pending, self.size = [[] for _ in range(SHARDS)], 0
+
+    def _sessions(self, n: int) -> list:
+        """Shard n's fragments: [[term, [unit, postings, …], …] of each session]."""
+        pieces = []
+        for run in self.runs:
+            if run[n + 1] > run[n]:
+                self.spill.seek(run[n])
+                pieces.append(self.spill.read(run[n + 1] - run[n]))
+        pieces.extend(self.pending[n])
+        return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
     def write(self, o: _Out) -> None:
-        for n in sorted(self.shards):
-            entries = self.shards[n]
-            for term in entries:
-                flat = [x for pair in sorted(entries[term]) for x in pair]
-                big = sum(map(len, flat)) + 3 * len(flat) > BIG
-                entries[term] = _entry(o, term, flat, None) if big else flat
-            o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
+        if self.spill is not None:
+            self.spill.flush()
+        try:
+            for n in range(SHARDS):
+                sessions = self._sessions(n)
+                self.pending[n] = []
+                if sessions:
+                    entries = _merged(sessions)
+                    for term, flat in entries.items():
+                        if sum(map(len, flat)) + 3 * len(flat) > BIG:
+                            entries[term] = _entry(o, term, flat, None)
+                    o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
+        finally:
+            if self.spill is not None:
+                self.spill.close()
+
+
+def _merged(sessions: list) -> dict[str, list]:
+    """term → [unit, postings, …] in unit order, from the sessions' fragments of one shard. A
+    session's units share its key's first 8 digits: sessions in that order give units in order
+    (two sessions with the same 8, a 1-in-4-billion chance per pair, are sorted unit by unit)."""
+    sessions.sort(key=_first_unit)
+    merged: dict[str, list] = defaultdict(list)
+    for flat in sessions:
+        deque(map(list.extend, map(merged.__getitem__, flat[::2]), flat[1::2]), 0)
+    prefixes = [s[1][0][:8] for s in sessions]
+    if len(set(prefixes)) < len(prefixes):
+        for term, flat in merged.items():
+            merged[term] = [x for pair in sorted(zip(flat[::2], flat[1::2])) for x in pair]
+    return merged
+
+
+def _first_unit(fragment: list) -> str:
+    return fragment[1][0]
 
 
 def _names(folder: Path) -> list[str]:
@@ -156,18 +200,10 @@ def _names(folder: Path) -> list[str]:
 
 
 def drop_units(out: Path, keys: set, deleted: list) -> None:
-    """The document scripts and records of units that are gone (their postings: update_terms)."""
+    """The document scripts of units that are gone (their postings: update_terms)."""
     for key in keys:
         for p in unit_doc_files(out, key):
             remove(p, deleted)
-        (out / search_unit_state(key)).unlink(missing_ok=True)
-
-
-def write_records(writer: Writer, records: dict) -> None:
-    """The units' records (site.search), once the index holds what they describe: a build
-    interrupted before leaves the old ones, and the next build does the update again."""
-    for key, record in records.items():
-        writer.write(search_unit_state(key), record)
 
 
 def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:

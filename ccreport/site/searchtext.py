@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from itertools import filterfalse
 from typing import Any
 
 from ccreport.layout import url_name
@@ -31,8 +32,13 @@ MAX_TERM = 40
 
 def terms(text: str) -> list[str]:
     """The terms of a text, in order."""
-    words = _WORD.findall(text.lower())
-    if not _CJK.search(text):
+    return _words(text.lower(), bool(_CJK.search(text)))
+
+
+def _words(low: str, cjk: bool) -> list[str]:
+    """The terms of a lower-cased text (``cjk``: it has CJK characters: they give bigrams)."""
+    words = _WORD.findall(low)
+    if not cjk:
         return [w[:MAX_TERM] for w in words]
     out: list[str] = []
     for w in words:
@@ -59,17 +65,27 @@ _ASCII_SEP = bytes(i for i in range(128) if not (chr(i).isalnum() or chr(i) == "
 _ASCII_SPLIT = bytes.maketrans(_ASCII_SEP, b" " * len(_ASCII_SEP))
 
 
-def counts(text: str) -> tuple[dict, int]:
-    """term (UTF-8 bytes: decoded once per transcript, not per message) → occurrences, and the
-    number of terms. ASCII text (most of it) takes a fast path through bytes; its terms are the
-    same as terms() gives."""
-    if text.isascii():
-        words = text.lower().encode().translate(_ASCII_SPLIT).split()
-        c = Counter(w[:MAX_TERM] for w in words) if any(len(w) > MAX_TERM for w in words) else Counter(words)
+def counts(text: str) -> tuple[Counter, int]:
+    """term → occurrences, and the number of terms (the multiset of terms() without its order).
+    Every loop is in C, the regex only runs on the rare words with a non-ASCII character: the
+    lower-cased text's ASCII separators become spaces in its UTF-8 bytes (a multi-byte character
+    has no byte below 128, so none is touched), split() then also cuts at Unicode spaces; neither
+    is ever inside a term, so an ASCII piece is one term, and a non-ASCII one gives terms() of its own."""
+    low = text.lower()
+    if low.isascii():
+        words = low.encode().translate(_ASCII_SPLIT).decode().split()
+        rest: list[str] = []
     else:
-        words = terms(text)
-        c = Counter(w.encode("utf-8", "surrogatepass") for w in words)
-    return c, len(words)
+        pieces = low.encode("utf-8", "surrogatepass").translate(_ASCII_SPLIT).decode("utf-8", "surrogatepass").split()
+        words = list(filter(str.isascii, pieces))
+        odd = " ".join(filterfalse(str.isascii, pieces))
+        rest = _words(odd, bool(_CJK.search(odd)))
+    if words and max(map(len, words)) > MAX_TERM:
+        words = [w[:MAX_TERM] for w in words]
+    c = Counter(words)
+    if rest:
+        c.update(rest)
+    return c, len(words) + len(rest)
 
 
 def weight(n: int, length: int) -> int:
@@ -77,17 +93,17 @@ def weight(n: int, length: int) -> int:
     return max(1, min(LEVELS, round(LEVELS * (n * (K1 + 1) / (n + norm)) / (K1 + 1))))
 
 
-def impacts(text: str) -> dict[bytes, int]:
-    """term (UTF-8) → quantized BM25 weight of the term in this text."""
-    c, length = counts(text)
-    table: dict[int, int] = {}
-    out = {}
-    for t, n in c.items():
-        w = table.get(n)
-        if w is None:
-            w = table[n] = weight(n, length)
-        out[t] = w
-    return out
+_TABLES: dict[int, list[int]] = {}  # document length → [weight of a term seen n times, by n]
+
+
+def weights(length: int, top: int) -> list[int]:
+    """A document length's quantized weights for 0..top occurrences (a list: looked up in C)."""
+    table = _TABLES.get(length)
+    if table is None:
+        table = _TABLES[length] = [0]
+    while len(table) <= top:
+        table.append(weight(len(table), length))
+    return table
 
 
 def idf(df: int, n: int = 1_000_000) -> float:

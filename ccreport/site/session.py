@@ -50,6 +50,7 @@ class SessionJob:
     warm: frozenset = frozenset()  # transcript ids whose last page is rendered again into the cache
     overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
     home: SessionHome | None = None  # its share of the home files (site.extras)
+    packed_search: bool = False  # a full build: its search postings go as one site.search.SessionPart
 
 
 @dataclass
@@ -94,13 +95,14 @@ def _new_run(job: SessionJob) -> SessionRun:
     pdir = s.project.dir_name
     writer = Writer(job.out)
     runs, cards = run_cards(s)
+    records = {tid: ts.search for tid, ts in old.transcripts.items()} if old is not None else {}
     copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer,
                   partial(read_session_file, s))
     return SessionRun(
         session=s, writer=writer, opts=job.opts, project_title=job.project_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copy,
-        render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id),
+        render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id, records, job.packed_search),
         before_edits=BeforeEdits(job.home.files(), pdir, s.id, writer) if job.home is not None else None,
         plan_urls=job.home.plan_urls if job.home is not None else {},
         kept_ledgers=(old.ledgers if old is not None else {}),  # the previous run's usage ledgers

@@ -33,11 +33,11 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR
 
-# 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
+# 10: the search unit record per transcript (was a file per transcript); 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 9
+FORMAT = 10
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the
@@ -108,6 +108,7 @@ class TranscriptState:
     typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
     run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
     replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
+    search: dict | None = None  # its search unit's record (site.search.SessionIndex.end); None: not indexed
 
     @property
     def last_page(self) -> int:

@@ -147,7 +147,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
     if run.search is not None:
-        run.search.end(t.id)
+        state.search = run.search.end(t.id)
     return state, ledger
 
 

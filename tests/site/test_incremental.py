@@ -19,11 +19,9 @@ from ccreport.site import session as SESSION
 from ccreport.site import transcript as T
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
-from ccreport.layout import SEARCH_DELTA, search_docs, search_shard, search_unit_state, search_units
+from ccreport.layout import SEARCH_DELTA, search_docs, search_units
 from ccreport.site.search import DOCS_PER_CHUNK, unit_key
-from ccreport.site.searchindex import shard_of
-from ccreport.site.searchtext import terms
-from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, exchange, lines_of, main_file, rel_written, site_files
+from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file, rel_written, site_files
 from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
 
 @pytest.fixture
@@ -67,17 +65,16 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     # shard), the unit's last document chunk and its session's metadata shard (the session's last
     # time changed).
     key = unit_key(PROJECT, SID, "main")
-    last_chunk = (json.loads((out / search_unit_state(key)).read_text())["count"] - 1) // DOCS_PER_CHUNK
+    record = S.State.load(out).sessions[(PROJECT, SID)].transcripts["main"].search
+    last_chunk = (record["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
                        search_docs(key, last_chunk), search_units(key[:2]), SEARCH_DELTA}
     # The delta holds the unit's re-read last page: its cut is that page's first document.
     delta = json.loads((out / SEARCH_DELTA).read_text()[len("ccreportSearch.delta("):-3])
-    firsts = json.loads((out / search_unit_state(key)).read_text())["firsts"]
-    assert delta["cuts"] == {key: firsts[-1][1]} and {u for flat in delta["terms"].values() for u in flat[::2]} == {key}
+    assert delta["cuts"] == {key: record["firsts"][-1][1]} and {u for flat in delta["terms"].values() for u in flat[::2]} == {key}
     assert {"one", "more", "prompt"} <= set(delta["terms"])
-    # Beside them only the unit's own record (page → first document) in the state.
-    state = {Path(p).relative_to(out).as_posix() for p in res.written} - written
-    assert state <= {search_unit_state(key)}
+    # Nothing beside them: the unit's record (page → first document) is in the session's state.
+    assert {Path(p).relative_to(out).as_posix() for p in res.written} == written
     assert "one more prompt" in page_text(out / SDIR / "page-0005.html")
     assert_same_as_cold(home, out, tmp_path, opts)
 

@@ -12,7 +12,8 @@ import pytest
 
 from ccreport.layout import SEARCH_DELTA
 from ccreport.site import searchdelta, searchindex
-from ccreport.site.searchindex import EMPTY_DELTA, shard_of
+from ccreport.site.searchindex import EMPTY_DELTA
+from ccreport.site.search import shard_of
 from ccreport.site.search import unit_key
 from ccreport.site.searchtext import CAPS
 from ccreport.source.home import discover
@@ -169,6 +170,31 @@ def test_frequent_terms_go_to_blocks_and_shrink_back(tmp_path, build_site, monke
     build_site(home, out, prune_missing=True)  # forgotten explicitly (the archive keeps what the home lost)
     assert len(index_terms(out)["shared"]) == 2
     assert not any(p.exists() for p in blocks)  # back inline in its shard: the blocks are gone
+
+
+def test_a_full_build_spilled_to_disk_writes_the_same_shards(corpus_home, tmp_path, build_site, monkeypatch):
+    """Fresh keeps a full build's postings as the workers' bytes and spills them past a budget:
+    with a budget of one byte (a run per session) every shard and block is the same, and the
+    spill file is gone. (BIG made small: frequent terms go to blocks.)"""
+    monkeypatch.setattr(searchindex, "BIG", 2000)
+    build_site(corpus_home, tmp_path / "held")
+    monkeypatch.setattr(searchindex, "SPILL_BYTES", 1)
+    build_site(corpus_home, tmp_path / "spilled")
+    for sub in ("t", "b"):
+        want = {p.name: p.read_bytes() for p in (tmp_path / "held/search" / sub).glob("*.js")}
+        assert len(want) > 20 and {p.name: p.read_bytes() for p in (tmp_path / "spilled/search" / sub).glob("*.js")} == want
+    assert {p.name for p in (tmp_path / "spilled/.ccreport").iterdir() if p.is_file()} == {"state.json", "sessions.json"}
+
+
+def test_sessions_whose_keys_share_their_first_digits_merge_in_unit_order():
+    """Two sessions' units interleave when their keys' first 8 digits collide (rare): the shard
+    still lists every term's units in key order."""
+    a = ["term", ["abcdef0100000a", "1", "abcdef0100000c", "2"], "solo", ["abcdef0100000a", "5"]]
+    b = ["term", ["abcdef0100000b", "3"]]
+    c = ["term", ["00000000000000", "4"]]
+    merged = searchindex._merged([a, b, c])
+    assert merged == {"term": ["00000000000000", "4", "abcdef0100000a", "1", "abcdef0100000b", "3",
+                               "abcdef0100000c", "2"], "solo": ["abcdef0100000a", "5"]}
 
 
 def test_a_vanished_session_leaves_nothing_in_the_index(tmp_path, build_site):
