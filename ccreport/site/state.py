@@ -31,13 +31,14 @@ import orjson
 
 from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
-from ccreport.layout import STATE_DIR
+from ccreport.layout import STATE_DIR, turns_state_dir
 
+# 10: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 9
+FORMAT = 10
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the
@@ -108,6 +109,8 @@ class TranscriptState:
     typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
     run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
     replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
+    # The closed turns moved out of ``turns`` (site.turnfile): {"count", "bytes", "first"}; None: none
+    turns_file: dict | None = None
 
     @property
     def last_page(self) -> int:
@@ -260,6 +263,7 @@ class State:
                 self._session_path(key).unlink()
             with suppress(OSError):
                 self._session_path(key).parent.rmdir()
+            self._drop_turns(key)
             del self._saved[key]
         if self._packed.intersection(gone):  # (it would come back from the pack)
             self._write_pack()
@@ -267,6 +271,10 @@ class State:
         if raw != self._saved_head:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
+
+    def _drop_turns(self, key: tuple[str, str]) -> None:
+        """The closed turns of a session that is gone (site.turnfile)."""
+        shutil.rmtree(self.dir.parent / turns_state_dir(*key), ignore_errors=True)
 
     def _write_pack(self) -> None:
         """Every session's state into the pack; the session files it replaces go (after it, so a
