@@ -14,6 +14,8 @@ format is rebuilt whole)::
                                           more writes them all here, one file, not a file per
                                           session and a folder per project; the files above,
                                           written by later builds, override it
+    out/.ccreport/turns/<project-dir>/<session-id>/<transcript>.jsonl   the closed turns moved out
+                                          of a TranscriptState in blocks (site/turnfile.py)
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
