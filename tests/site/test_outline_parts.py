@@ -139,3 +139,14 @@ def test_a_shorter_rewritten_session_drops_its_extra_parts(tmp_path, opts):
     assert res.errors == []
     assert not (out / SDIR / outline_part(2)).exists() and (out / SDIR / outline_part(1)).exists()
     assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_pruned_session_takes_its_parts_and_turns_file(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert (out / SDIR / outline_part(1)).exists() and _side(out).exists()
+    main_file(home).unlink()
+    res = build(home, out, Options(page_size=4, jobs=1, prune_missing=True))
+    assert res.errors == []
+    assert not (out / SDIR).exists() and not _side(out).parent.exists()
