@@ -13,14 +13,13 @@ the next block goes on, and a file shorter than that makes the transcript render
 from __future__ import annotations
 
 import os
-import shutil
 from contextlib import suppress
 from pathlib import Path
 
 import orjson
 
 from ccreport.fs import WriteError, atomic_write
-from ccreport.layout import turns_state, turns_state_dir
+from ccreport.layout import turns_state
 from ccreport.site.state import TranscriptState
 
 PART = 250  # turns per block: per closed part of the outline
@@ -103,10 +102,7 @@ def first(st: TranscriptState) -> list:
     return st.turns[:1]
 
 
-def drop(out: Path, project: str, session_id: str, transcript_id: str | None = None) -> None:
-    """Delete a transcript's file (or, without ``transcript_id``, the session's)."""
-    if transcript_id is None:
-        shutil.rmtree(out / turns_state_dir(project, session_id), ignore_errors=True)
-        return
+def drop(out: Path, project: str, session_id: str, transcript_id: str) -> None:
+    """Delete a transcript's file (a session's go with its state: State.save)."""
     with suppress(OSError):
         _path(out, project, session_id, transcript_id).unlink()
