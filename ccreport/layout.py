@@ -63,10 +63,11 @@ def page_name(no: int) -> str:
     return f"{PAGE_PREFIX}{no:04d}{PAGE_SUFFIX}"
 
 
-def page_no(name: str) -> int | None:
-    """The number of a page file name ("page-0012.html" → 12), None for any other name."""
-    digits = name[len(PAGE_PREFIX):-len(PAGE_SUFFIX)]
-    if name.startswith(PAGE_PREFIX) and name.endswith(PAGE_SUFFIX) and digits.isdigit():
+def page_no(name: str, prefix: str = PAGE_PREFIX) -> int | None:
+    """The number of a page file name ("page-0012.html" → 12; ``prefix``: of another numbered
+    page, as outline_part names it), None for any other name."""
+    digits = name[len(prefix):-len(PAGE_SUFFIX)]
+    if name.startswith(prefix) and name.endswith(PAGE_SUFFIX) and digits.isdigit():
         return int(digits)
     return None
 
@@ -141,6 +142,28 @@ PLANS_DIR = "plans"  # one page per plans/*.md of the home, and their list
 
 def plan_page(name: str) -> str:
     return f"{PLANS_DIR}/{name}.html"
+
+
+OUTLINE_PREFIX = "prompts-"  # a session outline's closed parts: prompts-0001.html (site.outlineparts)
+
+
+def outline_part(no: int) -> str:
+    """The page of the session outline's ``no``-th closed part, in the session folder."""
+    return f"{OUTLINE_PREFIX}{no:04d}{PAGE_SUFFIX}"
+
+
+def outline_part_no(name: str) -> int | None:
+    """The number of an outline part's file name ("prompts-0002.html" → 2), None for any other name."""
+    return page_no(name, OUTLINE_PREFIX)
+
+
+def turns_state_dir(project: str, session_id: str) -> str:
+    """The build's files of a session's closed turns (site.turnfile; not part of the site)."""
+    return f"{STATE_DIR}/turns/{site_name(project)}/{site_name(session_id)}"
+
+
+def turns_state(project: str, session_id: str, transcript_id: str) -> str:
+    return f"{turns_state_dir(project, session_id)}/{site_name(transcript_id)}.jsonl"
 
 
 def search_shard(n: int) -> str:

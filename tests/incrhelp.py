@@ -8,7 +8,7 @@ import json
 import random
 from pathlib import Path
 
-from ccreport.layout import SEARCH_DELTA
+from ccreport.layout import SEARCH_DELTA, turns_state
 from ccreport.site.build import Options, build
 from ccreport.site.state import State
 from searchhelp import index_terms
@@ -66,6 +66,19 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
     sa, sb = _sessions(out), _sessions(cold)
     assert sorted(sa) == sorted(sb)
     assert [k for k in sa if sa[k] != sb[k]] == []
+    assert _closed_turns(out) == _closed_turns(cold)
+
+
+def _closed_turns(out: Path) -> dict:
+    """The closed turns' files (site.turnfile), as far as the state vouches for them (a build that
+    failed may leave more bytes after those, which the next one cuts off)."""
+    got = {}
+    for (pdir, sid), st in State.load(out).sessions.items():
+        for tid, ts in st.transcripts.items():
+            if ts.turns_file:
+                raw = (out / turns_state(pdir, sid, tid)).read_bytes()
+                got[(pdir, sid, tid)] = raw[:ts.turns_file["bytes"]]
+    return got
 
 
 def _term_index(rel: str) -> bool:

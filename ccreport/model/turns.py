@@ -122,30 +122,36 @@ class Turn:
 
 
 class Turns:
-    """Feed each page's messages in order; ``turns`` holds every turn so far (the last may go on)."""
+    """Feed each page's messages in order; ``turns`` holds the turns from the one open at the resume
+    point on (the last may go on)."""
 
-    def __init__(self, turns: list[Turn] | None = None, saved: list | None = None):
+    def __init__(self, turns: list[Turn] | None = None, saved: list | None = None, base: int = 0):
         self.turns: list[Turn] = turns or []
-        # The plain data of the first turns, as resumed: closed turns never change, so to_json
-        # serializes only the others (an append to a session of thousands of prompts).
+        # The plain data of the closed turns resumed: they never change, so they are neither turned
+        # back into Turns nor serialized again (an append to a session of thousands of prompts).
         self.saved: list = saved or []
+        # Closed turns before ``saved``, kept by the caller elsewhere (site.turnfile): only counted.
+        self.base = base
+
+    @property
+    def count(self) -> int:
+        """Turns so far, those kept elsewhere included (the next one's number is this plus one)."""
+        return self.base + len(self.saved) + len(self.turns)
 
     @classmethod
-    def resume(cls, saved: list, mark: dict | None) -> "Turns":
-        """The summariser as it stood at the start of the last page (``mark``, from ``mark()``)."""
+    def resume(cls, saved: list, mark: dict | None, base: int = 0) -> "Turns":
+        """The summariser as it stood at the start of the last page (``mark``, from ``mark()``);
+        ``saved``: the turns as saved from number ``base`` + 1 on."""
         if not mark:
             return cls()
         n = mark["count"]
-        closed = saved[:max(0, n - 1)]
-        kept = [Turn.from_json(t) for t in closed]
-        if mark.get("open"):
-            kept.append(Turn.from_json(mark["open"]))
-        return cls(kept, closed)
+        closed = saved[:max(0, n - 1 - base)]
+        return cls([Turn.from_json(mark["open"])] if mark.get("open") else [], closed, base)
 
     def mark(self) -> dict:
         """Where the summariser stands (taken at a page start, to resume from there)."""
         last = self.turns[-1] if self.turns else None
-        return {"count": len(self.turns), "open": orjson.loads(orjson.dumps(last)) if last else None}
+        return {"count": self.count, "open": orjson.loads(orjson.dumps(last)) if last else None}
 
     def feed_page(self, messages: list[Message], page_no: int) -> list[tuple[Turn | None, Figures]]:
         """Add one page's messages; returns the page's parts of turns, in order: (turn, the figures
@@ -157,7 +163,7 @@ class Turns:
             if text is not None:
                 if seen:
                     parts.append((turn, figs))
-                turn, figs, seen = Turn(len(self.turns) + 1, m.line, page_no, m.timestamp, text[:PROMPT_KEEP]), Figures(), True
+                turn, figs, seen = Turn(self.count + 1, m.line, page_no, m.timestamp, text[:PROMPT_KEEP]), Figures(), True
                 self.turns.append(turn)
                 continue
             seen = True
@@ -169,7 +175,8 @@ class Turns:
         return parts
 
     def to_json(self) -> list:
-        return self.saved + orjson.loads(orjson.dumps(self.turns[len(self.saved):]))
+        """The turns from number ``base`` + 1 on, as plain data."""
+        return self.saved + orjson.loads(orjson.dumps(self.turns))
 
 
 def duration_s(start: str | None, end: str | None) -> float | None:

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, session_dir
-from ccreport.layout import transcript_dir
+from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
 from ccreport.site import searchdelta, searchindex
@@ -23,7 +23,7 @@ from ccreport.site.homepages import show_home
 from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
-from ccreport.site.session import SessionJob, prune_pages, run_job
+from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
 from ccreport.site.state import SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
@@ -273,6 +273,7 @@ def _prune_vanished(run: _Run) -> None:
         for tid, prev in old.transcripts.items():
             prune_pages(out, transcript_dir(key[0], key[1], tid), prev, 0, deleted)
         prune_runs(out / session_dir(*key), set(), deleted)  # its Workflow run pages
+        remove_stale_pages(out / session_dir(*key), 0, deleted, outline_part_no)  # its outline's parts
         remove(out / session_dir(*key) / INDEX, deleted)
         rmdir(out / session_dir(*key))
         run.dirty.add(key[0])

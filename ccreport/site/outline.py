@@ -7,7 +7,7 @@ from collections import OrderedDict
 
 import orjson
 
-from ccreport.layout import page_name
+from ccreport.layout import outline_part, page_name
 from ccreport.model.text import cut_words
 from ccreport.model.turns import Turn
 from markupsafe import Markup, escape
@@ -64,17 +64,34 @@ def _row_html(data: dict, cwd: str | None) -> str:
     return html
 
 
-def outline_html(turns: list, cwd: str | None) -> Markup:
+def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0) -> Markup:
     """The outline section of the session page ("" without prompts), as templates/_outline.html
     wrote it: built here because it lists every prompt and is written again on every append (a
-    session of 4,000 prompts spent most of an append's 0.3 s in that template's loop)."""
-    if not turns:
+    session of 4,000 prompts spent most of an append's 0.3 s in that template's loop). ``base``:
+    the prompts before ``turns``, listed on the outline's closed part pages of ``part`` prompts
+    each (site.outlineparts), which the section links to first."""
+    if not turns and not base:
         return Markup("")
     out = ['<section class="outline" aria-labelledby="outline-h">\n'
-           f'<h2 id="outline-h">Prompts <span class="dim">({len(turns)})</span></h2>\n<ol class="turns">\n']
-    out.extend(_row_html(data, cwd) for data in turns)
-    out.append("</ol>\n</section>\n")
+           f'<h2 id="outline-h">Prompts <span class="dim">({base + len(turns)})</span></h2>\n']
+    if base:
+        links = (f'<a href="{outline_part(k + 1)}">{k * part + 1}–{(k + 1) * part}</a>' for k in range(base // part))
+        out.append(f'<p class="small outline-parts">Earlier prompts: {" · ".join(links)}</p>\n')
+    out.append(_rows(turns, cwd, base))
+    out.append("</section>\n")
     return Markup("".join(out))
+
+
+def part_html(turns: list, cwd: str | None, base: int) -> Markup:
+    """The outline section of a closed part's page: ``turns``, numbered from ``base`` + 1."""
+    heading = f"Prompts {base + 1}–{base + len(turns)}"
+    return Markup('<section class="outline" aria-labelledby="outline-h">\n'
+                  f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base)}</section>\n')
+
+
+def _rows(turns: list, cwd: str | None, base: int) -> str:
+    start = f' start="{base + 1}"' if base else ""
+    return "".join([f'<ol class="turns"{start}>\n', *(_row_html(data, cwd) for data in turns), "</ol>\n"])
 
 
 def _v(value) -> str:

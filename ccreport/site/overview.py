@@ -15,6 +15,7 @@ from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
+from ccreport.site import turnfile
 from ccreport.site.indexes import fmt_tokens, page_args
 from ccreport.site.outline import first_turn_url, outline_html
 from ccreport.site.state import SessionInfo, TranscriptState
@@ -45,7 +46,7 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
     title = s.custom_title or next((x.title for x in ordered if x.title), None)  # a /rename wins
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
     return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
-                       first_turn=first_turn_url(main_state.turns) if main_state else None,
+                       first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
@@ -108,9 +109,10 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     main_turns = main.turns if main else []
+    base = (main.turns_file or {}).get("count", 0) if main else 0  # the prompts on part pages (site.outlineparts)
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
-        outline=outline_html(main_turns, info.cwd),
+        outline=outline_html(main_turns, info.cwd, base, turnfile.PART),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)

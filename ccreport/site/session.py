@@ -14,13 +14,14 @@ from pathlib import Path
 
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, INDEX, LATEST, page_name, page_no, session_dir, tool_results_dir, tool_results_url
-from ccreport.layout import transcript_dir
+from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
-from ccreport.site import search
+from ccreport.site import search, turnfile
 from ccreport.site.extras import SessionHome, digest, section
 from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
+from ccreport.site.outlineparts import write_parts
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
 from ccreport.site.plan import team_names
@@ -155,6 +156,8 @@ def update_session(job: SessionJob) -> SessionOutcome:
     for tid, prev in prev_ts.items():
         if tid not in new_ts:  # the transcript file is gone: so are its pages
             prune_pages(out, transcript_dir(s.project.dir_name, s.id, tid), prev, 0, deleted)
+            turnfile.drop(out, s.project.dir_name, s.id, tid)
+    closed = _spill(job, new_ts, modes)
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()))
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
@@ -164,12 +167,33 @@ def update_session(job: SessionJob) -> SessionOutcome:
     moved = old is None or old.home_digest != digest(home)
     if (changed or job.overview or moved or old.side != side
             or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()):
+        _write_parts(job, run, new_ts, modes.get("main"), info, closed, deleted)
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras, home)
     state = _new_state(job, run, new_ts, ledgers, info)
     state.home_digest = digest(home)
     state.side = side
     return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
+
+
+def _spill(job: SessionJob, new_ts: dict, modes: dict) -> list:
+    """Full blocks of closed turns out of the states of the transcripts read (site.turnfile); the
+    main transcript's blocks that just closed (its outline's new part pages)."""
+    s = job.session
+    closed = {tid: turnfile.spill(job.out, s.project.dir_name, s.id, tid, st)
+              for tid, st in new_ts.items() if modes[tid] != SAME}
+    return closed.get("main", [])
+
+
+def _write_parts(job: SessionJob, run: SessionRun, new_ts: dict, main_mode: str | None, info: SessionInfo,
+                 closed: list, deleted: list) -> None:
+    """The outline's part pages (site.outlineparts), before the overview that links them; those
+    left from a longer earlier main transcript go."""
+    s, old, main = job.session, job.old, new_ts.get("main")
+    write_parts(s, main, closed, run.writer, job.project_title, info.cwd, old is None or old.info.cwd != info.cwd)
+    if main is None or main_mode == FULL:
+        keep = (main.turns_file or {}).get("count", 0) // turnfile.PART if main is not None else 0
+        remove_stale_pages(job.out / session_dir(s.project.dir_name, s.id), keep, deleted, outline_part_no)
 
 
 def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> dict:
@@ -221,15 +245,16 @@ def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: 
         rmdir(out / rel)
 
 
-def remove_stale_pages(folder: Path, last_no: int, deleted: list) -> None:
+def remove_stale_pages(folder: Path, last_no: int, deleted: list, number=page_no) -> None:
     """Pages past the transcript's last page are left from a longer earlier version of the file
-    (truncated or rewritten): they would show lines the file no longer has."""
+    (truncated or rewritten): they would show lines the file no longer has. ``number``: of the
+    pages of another series (layout.outline_part_no: the outline's parts)."""
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        no = page_no(name)
+        no = number(name)
         if no is not None and no > last_no:
             with suppress(OSError):
                 remove(folder / name, deleted)

@@ -14,6 +14,8 @@ format is rebuilt whole)::
                                           more writes them all here, one file, not a file per
                                           session and a folder per project; the files above,
                                           written by later builds, override it
+    out/.ccreport/turns/<project-dir>/<session-id>/<transcript>.jsonl   the closed turns moved out
+                                          of a TranscriptState in blocks (site/turnfile.py)
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
@@ -31,13 +33,15 @@ import orjson
 
 from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
-from ccreport.layout import STATE_DIR
+from ccreport.layout import STATE_DIR, turns_state_dir
 
-# 10: the search unit record per transcript (was a file per transcript); 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
+# 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
+# 10: the search unit record per transcript (was a file per transcript);
+# 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 10
+FORMAT = 11
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the
@@ -109,6 +113,8 @@ class TranscriptState:
     run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
     replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
     search: dict | None = None  # its search unit's record (site.search.SessionIndex.end); None: not indexed
+    # The closed turns moved out of ``turns`` (site.turnfile): {"count", "bytes", "first"}; None: none
+    turns_file: dict | None = None
 
     @property
     def last_page(self) -> int:
@@ -261,6 +267,7 @@ class State:
                 self._session_path(key).unlink()
             with suppress(OSError):
                 self._session_path(key).parent.rmdir()
+            self._drop_turns(key)
             del self._saved[key]
         if self._packed.intersection(gone):  # (it would come back from the pack)
             self._write_pack()
@@ -268,6 +275,10 @@ class State:
         if raw != self._saved_head:
             atomic_write(self.dir / "state.json", raw)
             self._saved_head = raw
+
+    def _drop_turns(self, key: tuple[str, str]) -> None:
+        """The closed turns of a session that is gone (site.turnfile)."""
+        shutil.rmtree(self.dir.parent / turns_state_dir(*key), ignore_errors=True)
 
     def _write_pack(self) -> None:
         """Every session's state into the pack; the session files it replaces go (after it, so a

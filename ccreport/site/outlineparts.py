@@ -1,0 +1,45 @@
+"""The session outline's closed parts: once a session has more than site.turnfile.PART prompts, each
+full block of them (the blocks site.turnfile moves out of the state) gets a page of its own,
+``prompts-0001.html`` … in the session folder, and the session's page lists only the prompts after
+the last full block, below links to the parts. A part never changes once written (its turns are
+closed), so an append rewrites the session's page with at most PART rows, not every prompt of the
+session (4 MB of HTML for the 501 MB session's 4,800 prompts)."""
+
+from __future__ import annotations
+
+from ccreport.layout import INDEX, depth_root, outline_part, project_url, session_dir
+from ccreport.render.resources import env
+from ccreport.site import turnfile
+from ccreport.site.indexes import page_args
+from ccreport.site.outline import part_html
+from ccreport.site.state import TranscriptState
+from ccreport.site.write import Writer
+from ccreport.source.home import Session
+
+def write_parts(s: Session, main: TranscriptState | None, closed: list[list], writer: Writer,
+                project_title: str, cwd: str | None, rewrite: bool) -> None:
+    """Write the part pages that need it: those that just closed (``closed``, the last blocks, in
+    memory), and the others that are missing, or all when ``rewrite`` (their rows' paths are shown
+    from another folder: the session's cwd moved), those from the turns' file."""
+    total = (main.turns_file or {}).get("count", 0) // turnfile.PART if main is not None else 0
+    new_from = total - len(closed) + 1
+    rel = session_dir(s.project.dir_name, s.id)
+    todo = {new_from + i: block for i, block in enumerate(closed)}
+    stale = [k for k in range(1, new_from) if rewrite or not (writer.out / rel / outline_part(k)).exists()]
+    if stale:
+        turns = turnfile.read(writer.out, s.project.dir_name, s.id, "main", main)
+        todo.update({k: turns[(k - 1) * turnfile.PART:k * turnfile.PART] for k in stale})
+    for k in sorted(todo):
+        writer.write(f"{rel}/{outline_part(k)}", _page(s, k, todo[k], project_title, cwd))
+
+
+def _page(s: Session, no: int, turns: list, project_title: str, cwd: str | None) -> str:
+    rel = session_dir(s.project.dir_name, s.id)
+    root = depth_root(rel)
+    base = (no - 1) * turnfile.PART
+    title = f"Prompts {base + 1}–{base + len(turns)} of session {s.id[:8]}"
+    crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
+              {"label": s.id[:8], "url": INDEX}, {"label": f"prompts {base + 1}–{base + len(turns)}", "url": None}]
+    return env().get_template("outline_part.html").render(
+        **page_args(root, title, crumbs, "session"), sid=s.id, overview=INDEX, part=turnfile.PART,
+        prev=outline_part(no - 1) if no > 1 else None, outline=part_html(turns, cwd, base))

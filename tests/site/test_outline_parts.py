@@ -1,0 +1,152 @@
+"""The outline's closed parts (site.outlineparts) and the closed turns' file beside the state
+(site.turnfile): a session of more than PART prompts lists its full blocks of prompts on part pages,
+its page only the rest; an append neither reads nor writes the closed turns; a build that failed
+or crashed half-way leaves nothing that reads back wrong. PART is made 3 here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ccreport.layout import outline_part, turns_state
+from ccreport.site import turnfile
+from ccreport.site.build import Options, build
+from ccreport.site.state import State
+from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file, rel_written
+from util import make_home
+
+PART = 3
+
+
+@pytest.fixture(autouse=True)
+def small_parts(monkeypatch):
+    monkeypatch.setattr(turnfile, "PART", PART)
+
+
+@pytest.fixture
+def opts():
+    return Options(page_size=4, jobs=1)
+
+
+def _main(out):
+    return State.load(out).sessions[(PROJECT, SID)].transcripts["main"]
+
+
+def _side(out):
+    return out / turns_state(PROJECT, SID, "main")
+
+
+def test_parts_close_as_the_session_grows_and_match_a_cold_build(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(2)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert _main(out).turns_file is None and not (out / SDIR / outline_part(1)).exists()
+    n = 2
+    for step in (1, 3, 2, 5, 1):
+        append(main_file(home), lines_of(step, n))
+        n += step
+        res = build(home, out, opts)
+        assert res.errors == []
+        st = _main(out)
+        closed = (st.turns_mark["count"] - 1) // PART * PART
+        assert (st.turns_file or {}).get("count", 0) == closed
+        # the state keeps only the turns after the file's: the open one and those after it
+        assert [t["no"] for t in st.turns] == list(range(closed + 1, n + 1))
+        assert sorted(p.name for p in (out / SDIR).glob("prompts-*.html")) == [outline_part(k) for k in range(1, closed // PART + 1)]
+        assert_same_as_cold(home, out, tmp_path, opts)
+    index = (out / SDIR / "index.html").read_text()
+    assert f'Prompts <span class="dim">({n})</span>' in index
+    base = _main(out).turns_file["count"]
+    assert f'<ol class="turns" start="{base + 1}">' in index
+    assert [f"prompts-{k:04d}.html" for k in range(1, base // PART + 1)] == re.findall(r'href="(prompts-\d+\.html)"', index)
+    listed = re.search(r'<section class="outline".*?</section>', index, re.S).group(0)
+    assert re.findall(r"prompt number \d+", listed) == [f"prompt number {i}" for i in range(base, n)]
+    part = (out / SDIR / outline_part(2)).read_text()
+    assert "Prompts 4–6" in part and '<ol class="turns" start="4">' in part and 'href="prompts-0001.html"' in part
+    assert [f"prompt number {i}" for i in (3, 4, 5)] == re.findall(r"prompt number \d+", part)
+    # "Read from the first prompt" still finds it, now on no page of the state's turns
+    assert 'href="page-0001.html#L1">Read from the first prompt' in index
+
+
+def test_an_append_writes_the_closed_parts_only_when_they_close(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    closes = 0
+    for n in range(8, 16):
+        parts, before = _main(out).turns_file["count"] // PART, _side(out).read_bytes()
+        append(main_file(home), lines_of(1, n))
+        res = build(home, out, opts)
+        now = _main(out).turns_file["count"] // PART
+        assert [r for r in rel_written(res, out) if "/prompts-" in r] == [f"{SDIR}/{outline_part(k)}" for k in range(parts + 1, now + 1)]
+        after = _side(out).read_bytes()
+        assert after == before if now == parts else after.startswith(before) and len(after) > len(before)
+        closes += now > parts
+    assert closes >= 2
+
+
+def test_a_torn_tail_left_by_a_crash_is_cut_off(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    with open(_side(out), "ab") as fh:  # a block half appended by a build whose state was never saved
+        fh.write(b'{"no": 7, "line": 13, "pa')
+    append(main_file(home), lines_of(1, 8))
+    assert build(home, out, opts).errors == []
+    assert_same_as_cold(home, out, tmp_path, opts)
+    append(main_file(home), lines_of(3, 9))  # the next block goes after the vouched bytes
+    assert build(home, out, opts).errors == []
+    assert b'"pa{' not in _side(out).read_bytes()
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+@pytest.mark.parametrize("damage", ["delete", "truncate"])
+def test_a_lost_turns_file_renders_the_transcript_whole(tmp_path, opts, damage):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    if damage == "delete":
+        _side(out).unlink()
+    else:
+        _side(out).write_bytes(_side(out).read_bytes()[:-5])
+    append(main_file(home), lines_of(1, 8))
+    res = build(home, out, opts)
+    assert res.errors == [] and len(_side(out).read_bytes()) == _main(out).turns_file["bytes"]  # read from line 1, written anew
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_deleted_part_page_comes_back(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    want = (out / SDIR / outline_part(1)).read_bytes()
+    (out / SDIR / outline_part(1)).unlink()
+    res = build(home, out, opts)
+    assert f"{SDIR}/{outline_part(1)}" in rel_written(res, out)
+    assert (out / SDIR / outline_part(1)).read_bytes() == want
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_shorter_rewritten_session_drops_its_extra_parts(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert (out / SDIR / outline_part(3)).exists()
+    main_file(home).write_text("")
+    append(main_file(home), lines_of(5, 100))
+    res = build(home, out, opts)
+    assert res.errors == []
+    assert not (out / SDIR / outline_part(2)).exists() and (out / SDIR / outline_part(1)).exists()
+    assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_pruned_session_takes_its_parts_and_turns_file(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    assert (out / SDIR / outline_part(1)).exists() and _side(out).exists()
+    main_file(home).unlink()
+    res = build(home, out, Options(page_size=4, jobs=1, prune_missing=True))
+    assert res.errors == []
+    assert not (out / SDIR).exists() and not _side(out).parent.exists()
