@@ -115,11 +115,13 @@ class SessionIndex:
         self.units[transcript_id] = _Unit(key, cut, old_terms, (old or {}).get("count", 0), firsts, buffer,
                                           count=cut)
 
-    def page(self, transcript_id: str, no: int, messages) -> None:
+    def page(self, transcript_id: str, no: int, messages, url: str | None = None) -> None:
+        """``url``: where the documents link (from the session folder), when not the transcript's
+        page ``no`` (a prompts-only session's overview: site.homepages)."""
         u = self.units.get(transcript_id)
         if u is None:
             return
-        docs = page_docs(messages, page_url(transcript_id, no))
+        docs = page_docs(messages, url or page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.open_terms = set()
         postings = u.postings
