@@ -29,7 +29,7 @@ import zstandard
 
 from ccreport.fs import atomic_write
 from ccreport.source.storeio import Frame, FrameReader, StoreCorrupt, open_frames, read_range
-from ccreport.source.storepack import PACKS, Pack, pack_key, pack_name
+from ccreport.source.storepack import PACKS, Pack, copy_frames, copy_pack, pack_key, pack_name
 
 FORMAT = 1  # of index.json (unchanged by packs: an older store keeps its sessions' records)
 MANIFEST = 2  # of a manifest: 2 in a pack's log, 1 in its own file (data/<xx>/<hash>.json)
@@ -328,7 +328,7 @@ class Store:
         if m is None:
             return None
         with open(src, "rb") as fin:
-            m = _copy_frames(m, fin, lambda blob: self._write(pack, blob))
+            m = copy_frames(m, fin, lambda blob: self._write(pack, blob))
         return replace(m, data=pack.data, end=pack.end)
 
     @staticmethod
@@ -467,7 +467,7 @@ class Store:
         data, old, end = pack.data, pack.data_path, pack.end
         if pack.dropped:
             data = f"{pack.key}.{int(pack.data.split('.')[1]) + 1}.z"
-            live, end = _copy_pack(live, old, pack.folder / data)
+            live, end = copy_pack(live, old, pack.folder / data)
         lines = [orjson.dumps(replace(m, data=data, end=end)) + b"\n" for m in live]
         atomic_write(pack.log, b"".join(lines), durable=True)
         if data != pack.data:
@@ -476,38 +476,3 @@ class Store:
         pack.sizes = {m.relpath: len(line) for m, line in zip(live, lines)}
         pack.data, pack.end, pack.valid, pack.dropped = data, end, sum(map(len, lines)), False
 
-
-def _copy_frames(m: Manifest, fin, write) -> Manifest:
-    """``m`` naming copies of its frames, read from ``fin`` and written as they are by ``write``
-    (which returns where each went): no decompression, no compression."""
-    gens = []
-    for g in m.generations:
-        frames = []
-        for f in g.frames:
-            fin.seek(f[2])
-            frames.append([f[0], f[1], write(fin.read(f[3])), f[3], f[4]])
-        gens.append(replace(g, frames=frames))
-    return replace(m, generations=gens)
-
-
-def _copy_pack(live: list[Manifest], src: Path, dest: Path) -> tuple[list[Manifest], int]:
-    """The frames of ``live`` copied into a new data file, fsynced before a log names it."""
-    moved = []
-    try:
-        with open(dest, "wb") as out:
-            if live:
-                with open(src, "rb") as fin:
-                    moved = [_copy_frames(m, fin, lambda blob: _put(out, blob)) for m in live]
-            out.flush()
-            os.fsync(out.fileno())
-            end = out.tell()
-    except BaseException:
-        dest.unlink(missing_ok=True)
-        raise
-    return moved, end
-
-
-def _put(out, blob: bytes) -> int:
-    at = out.tell()
-    out.write(blob)
-    return at

@@ -17,8 +17,10 @@ when it has grown to several times what its newest lines need, or when entries w
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
@@ -36,6 +38,7 @@ def pack_name(relpath: str) -> str:
     return "/".join(parts[:2]) if parts[0] == "projects" and len(parts) > 2 else parts[0]
 
 
+@functools.lru_cache(maxsize=4096)  # (asked once per file kept)
 def pack_key(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
@@ -112,3 +115,39 @@ class Pack:
     def live(self) -> list[str]:
         """The relpaths of the entries not removed."""
         return [r for r, m in self.entries.items() if (m["generations"] if isinstance(m, dict) else m.generations)]
+
+
+def copy_frames(m, fin, write):
+    """``m`` (a store.Manifest) naming copies of its frames, read from ``fin`` and written as they are by ``write``
+    (which returns where each went): no decompression, no compression."""
+    gens = []
+    for g in m.generations:
+        frames = []
+        for f in g.frames:
+            fin.seek(f[2])
+            frames.append([f[0], f[1], write(fin.read(f[3])), f[3], f[4]])
+        gens.append(replace(g, frames=frames))
+    return replace(m, generations=gens)
+
+
+def copy_pack(live: list, src: Path, dest: Path) -> tuple[list, int]:
+    """The frames of ``live`` copied into a new data file, fsynced before a log names it."""
+    moved = []
+    try:
+        with open(dest, "wb") as out:
+            if live:
+                with open(src, "rb") as fin:
+                    moved = [copy_frames(m, fin, lambda blob: _put(out, blob)) for m in live]
+            out.flush()
+            os.fsync(out.fileno())
+            end = out.tell()
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+    return moved, end
+
+
+def _put(out, blob: bytes) -> int:
+    at = out.tell()
+    out.write(blob)
+    return at
