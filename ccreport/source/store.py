@@ -112,9 +112,10 @@ class Store:
         self._index: dict | None = None  # loaded on first use: reading an entry back needs only its pack
         self._saved: bytes | None = None
         self.problems: list[str] = []
-        self._buf = bytearray(FRAME)
-        self._view = memoryview(self._buf)
-        self._comp = zstandard.ZstdCompressor(level=_LEVEL)
+        # The frame buffer and the compressor, made on the first copy: a Store that only reads (one
+        # per session's home files, site.extras) zeroing 4 MiB cost 0.14 s of a 146 MB home's build.
+        self._buf: bytearray | None = None
+        self._comp: zstandard.ZstdCompressor | None = None
         self._packs: dict[str, Pack] = {}
         self._legacy = (self.root / "data").is_dir()  # entries written before packs
         self._stale: list[Path] = []  # their files, once moved into a pack: removed after the commit
@@ -380,11 +381,14 @@ class Store:
         (written before the log names them); one pass over the bytes: each buffer is hashed and
         compressed as it is read."""
         got = _Written([])
+        if self._buf is None:
+            self._buf, self._comp = bytearray(FRAME), zstandard.ZstdCompressor(level=_LEVEL)
+        view = memoryview(self._buf)
         fh.seek(start)
         # One buffer for every frame: a new 4 MiB bytes per read was half the copy's system time
         # (page faults), more than compressing it.
         while n := fh.readinto(self._buf):
-            chunk = self._view[:n]
+            chunk = view[:n]
             blob = self._comp.compress(chunk)
             got.frames.append([start, n, self._write(pack, blob), len(blob), _sha(chunk)])
             if start == 0:
