@@ -426,8 +426,10 @@ class Store:
     def drop(self, relpath: str) -> None:
         """Forget an entry (explicit deletes only: ccreport forget, build --prune-missing): its
         frames leave the pack's data file at the next save (storepack: compaction)."""
+        pack = self._pack(relpath)
+        if relpath in pack.entries:  # (an entry written before packs has only its own files to delete)
+            pack.dropped = True
         self._remove(relpath)
-        self._pack(relpath).dropped = True
 
     def reset(self, relpath: str) -> None:
         """Start an entry over (a corrupt one): its next copy goes into new frames."""
