@@ -138,6 +138,7 @@ def file_history_dir(project: str, session_id: str) -> str:
 
 
 PLANS_DIR = "plans"  # one page per plans/*.md of the home, and their list
+HISTORY_PAGE = "history.html"  # the lines of history.jsonl that are not prompts of a session
 
 
 def plan_page(name: str) -> str:

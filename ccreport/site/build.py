@@ -16,6 +16,7 @@ from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
 from ccreport.site import searchdelta, searchindex
+from ccreport.site.search import unit_key
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
 from ccreport.site.extras import load as load_extras
@@ -74,6 +75,7 @@ class _Run:
     fresh: searchindex.Fresh | None = None  # a full build's index, gathered as sessions finish
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
     home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
+    prompts_only: set = field(default_factory=set)  # (project dir, session id) known from history.jsonl only
 
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
@@ -99,6 +101,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     _write_indexes(run, jobs)
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
+    if run.prompts_only:  # their search units: the next build drops those that are gone
+        run.state.head["prompts_only"] = sorted(map(list, run.prompts_only))
     try:
         run.state.save(full=run.full_all)
     except OSError as exc:
@@ -126,7 +130,8 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
-    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions))
+    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
+        unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
     return run
 
@@ -303,8 +308,11 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     # The metadata of the units that changed (their sessions were read, or they are gone).
     redone = {key: run.indexed[key] for key in ((j.session.project.dir_name, j.session.id) for j in jobs)
               if key in run.indexed}
-    only = None if full else {k[:2] for k in gone | set(searchindex.unit_keys(redone))}
+    # (prompts-only sessions are no jobs: their few units are all looked at, written when they differ)
+    changed = gone | set(searchindex.unit_keys(redone)) | {unit_key(p, sid, "main") for p, sid in run.prompts_only}
+    only = None if full else {k[:2] for k in changed}
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
                            run.res.deleted, only)
     write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
-                  plans=len(run.home.plan_urls) if run.home is not None else 0)
+                  plans=len(run.home.plan_urls) if run.home is not None else 0,
+                  stray=len(run.home.stray) if run.home is not None else 0)

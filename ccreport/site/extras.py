@@ -34,6 +34,7 @@ class HomeExtras:
     home: Path
     store: Path | None
     history: dict = field(default_factory=dict)  # session id → [Prompt]
+    stray: list = field(default_factory=list)  # [Prompt] of history lines that are not prompts of a session
     todos: dict = field(default_factory=dict)  # session id → [Todo] (non-empty lists, and broken files)
     plan_urls: dict = field(default_factory=dict)  # plan file name → site-relative URL of its page
 
@@ -56,8 +57,10 @@ def load(home: Path, store: Path | None) -> HomeExtras:
     files = HomeFiles(home, store)
     ex = HomeExtras(home, store)
     for p in files.history():
-        if p.session_id is not None:
+        if p.error is None:
             ex.history.setdefault(p.session_id, []).append(p)
+        else:
+            ex.stray.append(p)
     for t in files.todos():
         if t.items or t.error:
             ex.todos.setdefault(t.session_id, []).append(t)

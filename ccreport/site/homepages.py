@@ -1,7 +1,8 @@
 """The build's pages of home files (site.extras reads them): one page per plan file and their list,
 "prompts only" sessions — sessions history.jsonl names whose transcripts were deleted before
-ccreport ever saw them —, and the overviews of unchanged sessions whose home-file section moved.
-Runs in the main process after the session jobs, before the indexes are written.
+ccreport ever saw them: a page, a row, and their prompts in the search index —, and the page of the
+history lines that are not prompts of a session (shown as they are: dropped data is worse than
+ugly data). Runs in the main process after the session jobs, before the indexes are written.
 """
 
 from __future__ import annotations
@@ -10,13 +11,16 @@ from dataclasses import replace
 
 from markupsafe import Markup
 
-from ccreport.layout import INDEX, PLANS_DIR, depth_root, project_url, session_dir
+from ccreport.layout import HISTORY_PAGE, INDEX, PLANS_DIR, depth_root, project_url, session_dir
+from ccreport.model.messages import Message
 from ccreport.render.markup import markdown
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.site.extras import HomeExtras, iso, prompt_rows
 from ccreport.site.indexes import page_args
-from ccreport.site.state import SessionInfo
+from ccreport.site.search import SessionIndex
+from ccreport.site.state import SessionInfo, SessionState, TranscriptState, TranscriptSummary
+from ccreport.site.write import remove, rmdir
 from ccreport.source.home import Project
 from ccreport.source.homefiles import HomeFiles, expanded
 
@@ -41,6 +45,20 @@ def show_home(run, jobs: list) -> None:
         return
     write_plans(ex, run.writer)
     _prompts_only(run, ex)
+    write_stray(ex, run.writer, run.res.deleted)
+
+
+def write_stray(ex: HomeExtras, writer, deleted: list) -> None:
+    """The page of the history lines that are not prompts of a session (malformed, another shape,
+    no session id), each as it is, escaped, with its line number; removed when there are none."""
+    if not ex.stray:
+        if (writer.out / HISTORY_PAGE).exists():
+            remove(writer.out / HISTORY_PAGE, deleted)
+        return
+    lines = [{"line": p.line, "why": p.error, "text": p.display} for p in ex.stray]
+    crumbs = [{"label": "history.jsonl", "url": None}]
+    writer.write(HISTORY_PAGE, env().get_template("history.html").render(
+        **page_args("", "history.jsonl: lines not shown with a session", crumbs, "history"), lines=lines))
 
 
 def write_plans(ex: HomeExtras, writer) -> None:
@@ -75,11 +93,20 @@ def _prompts_only(run, ex: HomeExtras) -> None:
             added = True
         run.titles.setdefault(pdir, cwd or pdir)
         info = _info(sid, prompts, cwd)
-        if _write_prompts_only(run, pdir, info, prompts):
+        changed = _write_prompts_only(run, pdir, info, prompts)
+        if changed:
             run.dirty.add(pdir)
+        _search(run, pdir, info, prompts, changed)
         run.rows.setdefault(pdir, []).append(info)
+        run.res.count(info)
+        run.res.prompts_only += 1
     if added:
         run.catalog = replace(run.catalog, projects=[by_dir[n] for n in sorted(by_dir)])
+    for pdir, sid in run.state.head.get("prompts_only", []):
+        if (pdir, sid) not in run.indexed:  # no longer in history.jsonl (nor a session with transcripts)
+            remove(run.out / session_dir(pdir, sid) / INDEX, run.res.deleted)
+            rmdir(run.out / session_dir(pdir, sid))
+            run.dirty.add(pdir)
 
 
 def _info(sid: str, prompts: list, cwd: str) -> SessionInfo:
@@ -98,3 +125,22 @@ def _write_prompts_only(run, pdir: str, info: SessionInfo, prompts: list) -> boo
         **page_args(root, info.title, crumbs, "session"), s=info, note=PROMPTS_ONLY, prompts=prompt_rows(prompts),
         started=local_date(info.first_ts), last=local_date(info.last_ts))
     return run.writer.write(f"{rel}/{INDEX}", html)
+
+
+def _search(run, pdir: str, info: SessionInfo, prompts: list, changed: bool) -> None:
+    """A prompts-only session's prompts in the search index, as one unit (its "main" transcript)
+    whose documents link to its page (``index.html#L<history line>``). Indexed again when its page
+    changed (or on a full build, which gathers every unit); listed every build, so it is never
+    taken for gone."""
+    run.indexed[(pdir, info.id)] = SessionState(pdir, info.id, info, {"main": TranscriptState(
+        TranscriptSummary(id="main", kind="main", label="prompts only"))})
+    run.prompts_only.add((pdir, info.id))
+    if not changed and run.fresh is None:
+        return
+    index = SessionIndex(run.writer, pdir, info.id, packed=run.fresh is not None)
+    index.begin("main", 1, existed=[pdir, info.id] in run.state.head.get("prompts_only", []))
+    typed = [Message("user", p.line, None, [("text", expanded(p))], timestamp=iso(p.timestamp)) for p in prompts]
+    index.page("main", 1, typed, url=INDEX)
+    index.end("main")
+    for d in index.deltas:
+        run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)

@@ -58,10 +58,11 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
 
 
 def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None,
-                  plans: int = 0) -> None:
+                  plans: int = 0, stray: int = 0) -> None:
     """The home page and the project pages (only those named in ``only`` when given: the rows of
     the home page come from the session rows either way), with the sessions' usage reports summed
-    per project and for the home; ``plans``: how many plan pages there are (site.homepages)."""
+    per project and for the home; ``plans``: how many plan pages there are, ``stray``: how many
+    history lines the history page shows (site.homepages)."""
     rows, project_reports = [], []
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
@@ -84,7 +85,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
     html = env().get_template("index.html").render(
         **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
         usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
-        built=datetime.now(timezone.utc).strftime("%Y-%m-%d"), plans=plans)
+        built=datetime.now(timezone.utc).strftime("%Y-%m-%d"), plans=plans, stray=stray)
     writer.write(INDEX, html)
 
 

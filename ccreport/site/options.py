@@ -33,6 +33,7 @@ class BuildResult:
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)  # pages of transcripts that are gone
     archived: int = 0  # sessions kept by the archive: their files are gone from the home
+    prompts_only: int = 0  # sessions known from history.jsonl only (counted in ``sessions`` too)
     cleanup: tuple = (0, None)  # (sessions Claude Code deletes within 7 days, its cleanupPeriodDays)
     errors: list = field(default_factory=list)
     # Wall-clock stamps (time.time()) of the build's stages: "start", "sessions" (every session's
@@ -40,7 +41,9 @@ class BuildResult:
     stamps: dict = field(default_factory=dict)
 
     def summary_line(self, out: Path) -> str:
-        kept = f" ({self.archived} kept by the archive, source removed)" if self.archived else ""
+        notes = ([f"{self.archived} kept by the archive, source removed"] if self.archived else []) + (
+            [f"{self.prompts_only} prompts only"] if self.prompts_only else [])
+        kept = f" ({'; '.join(notes)})" if notes else ""
         return (f"ccreport: {self.projects} projects, {self.sessions} sessions{kept}, {self.transcripts} transcripts, "
                 f"{self.pages} pages, {self.messages:,} messages, {self.malformed} malformed lines "
                 f"in {self.seconds:.2f} s → {out / 'index.html'}")

@@ -137,12 +137,14 @@ class SessionIndex:
         """What goes to the main process: the UnitDeltas, or [their SessionPart] when packed."""
         return [pack(self.unit_deltas)] if self.packed else self.unit_deltas
 
-    def begin(self, transcript_id: str, start_no: int) -> None:
-        """A read of the transcript from page ``start_no`` (1: from the start)."""
+    def begin(self, transcript_id: str, start_no: int, existed: bool = False) -> None:
+        """A read of the transcript from page ``start_no`` (1: from the start). ``existed``: the
+        unit may hold postings though it keeps no record (a prompts-only session), so which terms
+        it had is not known."""
         key = unit_key(self.project, self.session_id, transcript_id)
         old = self.records.get(transcript_id)
         at = dict(old["firsts"]) if old else {}
-        cut, old_terms, firsts, buffer, chain = 0, (None if old is not None else []), [], [], ""
+        cut, old_terms, firsts, buffer, chain = 0, (None if old is not None or existed else []), [], [], ""
         # Resumed at the last page (page 1 of a one-page transcript too): its documents are replaced.
         if old and start_no in at and start_no == old["firsts"][-1][0]:
             # Those of the chunk before it are kept, and its terms (whose postings change) are
@@ -171,11 +173,13 @@ class SessionIndex:
             docs.extend(read_doc_script(raw) or [])
         return docs if len(docs) == stop - start else None
 
-    def page(self, transcript_id: str, no: int, messages) -> None:
+    def page(self, transcript_id: str, no: int, messages, url: str | None = None) -> None:
+        """``url``: where the documents link (from the session folder), when not the transcript's
+        page ``no`` (a prompts-only session's overview: site.homepages)."""
         u = self.units.get(transcript_id)
         if u is None:
             return
-        docs = page_docs(messages, page_url(transcript_id, no))
+        docs = page_docs(messages, url or page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.before = u.chain
         u.chain = hashlib.sha1(u.chain.encode() + orjson.dumps(docs)).hexdigest()[:16]

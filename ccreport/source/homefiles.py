@@ -36,7 +36,7 @@ class Prompt:
     project: str  # the cwd it was typed in
     session_id: str | None
     pasted: dict = field(default_factory=dict)  # pastedContents: paste id → {type, content…}
-    error: str | None = None  # a line that is not a history object: shown as it is in ``display``
+    error: str | None = None  # a line that is not a prompt of a session: shown as it is in ``display``
 
 
 @dataclass
@@ -129,7 +129,9 @@ def _str(v) -> str:
 
 
 def parse_history(raw: bytes) -> list[Prompt]:
-    """Every line of history.jsonl; a line that is not a prompt object is kept with its error."""
+    """Every line of history.jsonl. A line that is not a prompt of a session (malformed, not an
+    object, no usable session id, no text) is kept with its ``error`` and the line itself as
+    ``display``: the pages show it as it is (site.homepages), never drop it."""
     out = []
     for no, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
@@ -140,13 +142,18 @@ def parse_history(raw: bytes) -> list[Prompt]:
             obj, err = None, f"malformed line ({exc})"
         else:
             err = None if isinstance(obj, dict) else "not an object"
+        if err is None:
+            sid = obj.get("sessionId")
+            if not isinstance(obj.get("display"), str):
+                err = "no prompt text (display)"
+            elif not (isinstance(sid, str) and SESSION_ID.fullmatch(sid)):
+                err = "no usable session id"
         if err is not None:
             out.append(Prompt(no, line[:4000].decode("utf-8", "replace"), None, "", None, error=err))
             continue
         ts = obj.get("timestamp")
-        sid = obj.get("sessionId")
-        out.append(Prompt(no, _str(obj.get("display")), ts if isinstance(ts, int) and not isinstance(ts, bool) else None,
-                          _str(obj.get("project")), sid if isinstance(sid, str) and SESSION_ID.fullmatch(sid) else None,
+        out.append(Prompt(no, obj["display"], ts if isinstance(ts, int) and not isinstance(ts, bool) else None,
+                          _str(obj.get("project")), sid,
                           obj["pastedContents"] if isinstance(obj.get("pastedContents"), dict) else {}))
     return out
 

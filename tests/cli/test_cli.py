@@ -18,8 +18,8 @@ from ccreport import cli as cli_mod
 from ccreport.cli import cli
 from util import SAMPLE_HOME, make_home, user
 
-SUMMARY = re.compile(r"^ccreport: (\d+) projects, (\d+) sessions, (\d+) transcripts, (\d+) pages, ([\d,]+) messages, "
-                     r"(\d+) malformed lines in [\d.]+ s → (.+)$", re.M)
+SUMMARY = re.compile(r"^ccreport: (\d+) projects, (\d+) sessions(?: \((?:[^)]*; )?(\d+) prompts only\))?, (\d+) transcripts, "
+                     r"(\d+) pages, ([\d,]+) messages, (\d+) malformed lines in [\d.]+ s → (.+)$", re.M)
 
 
 def run(*args, env=None, **kw):
@@ -135,13 +135,16 @@ def test_build_prints_the_closing_summary(tmp_path):
     assert "Traceback" not in r.stderr
     m = SUMMARY.search(r.stderr)
     assert m, r.stderr
-    projects, sessions, transcripts, pages, messages, malformed = (int(x.replace(",", "")) for x in m.groups()[:6])
-    assert m.group(7) == str(out / "index.html")
+    projects, sessions, only, transcripts, pages, messages, malformed = (
+        int((x or "0").replace(",", "")) for x in m.groups()[:7])
+    assert m.group(8) == str(out / "index.html")
     # The counts are the site's: one folder per project and session, one page file per page.
     assert projects == len(list((out / "p").iterdir())) >= 3
-    # (a "prompts only" session, from history.jsonl alone, has a folder but no transcript: not counted)
-    folders = [d for d in (out / "p").glob("*/*") if d.is_dir() and "prompts only:" not in (d / "index.html").read_text()]
-    assert sessions == len(folders)
+    # (a "prompts only" session, from history.jsonl alone, has a folder but no transcript: counted
+    # as a session, and named as one of the prompts-only ones)
+    every = [d for d in (out / "p").glob("*/*") if d.is_dir()]
+    folders = [d for d in every if "prompts only:" not in (d / "index.html").read_text()]
+    assert sessions == len(every) and only == len(every) - len(folders) >= 1
     assert pages == len(list((out / "p").rglob("page-*.html")))
     assert transcripts == len(list((out / "p").rglob("latest.html"))) + sum(
         1 for d in folders if not list(d.glob("page-*.html")))

@@ -78,7 +78,7 @@ def test_deleted_home_is_rerendered_from_the_store_byte_for_byte(tmp_path, sourc
     for page in out.rglob("page-*.html"):  # only a render from the store can bring these back
         page.unlink()
     res = build(home, out, after)
-    assert res.errors == [] and res.archived == res.sessions > 0
+    assert res.errors == [] and res.archived == res.sessions - res.prompts_only > 0  # (prompts-only: from history)
     _compare(out, cold)
     text = page_text(next((out / "p").glob("*/*/index.html")))
     assert "kept by the archive — source removed, last seen" in text
@@ -98,7 +98,7 @@ def test_side_files_the_home_lost_are_rerendered_from_the_store(tmp_path):
     (home / "projects").mkdir()
     _forced_full(out)
     res = build(home, out, opts)
-    assert res.errors == [] and res.archived == res.sessions > 0
+    assert res.errors == [] and res.archived == res.sessions - res.prompts_only > 0  # (prompts-only: from history)
     _compare(out, cold)
     atlas = out / "p" / "-home-dana-atlas"
     run = page_text(atlas / "90e61059-2a7b-527a-9fe4-7ccd0eb689e0" / "workflow-wf_3c9e1a27-4b1" / "index.html")

@@ -30,8 +30,17 @@ def _lines(n: int, start: int = 0) -> bytes:
 
 
 def _manifest(store: Store, rel: str = REL) -> dict:
-    folder, h = store._paths(rel)
-    return orjson.loads((folder / f"{h}.json").read_bytes())
+    """The entry's manifest as its pack's log on disk gives it (what a new Store reads)."""
+    return orjson.loads(orjson.dumps(Store(store.root).manifest(rel)))
+
+
+def _data(store: Store, rel: str = REL) -> Path:
+    """The data file of the entry's pack."""
+    return store.root / "packs" / _manifest(store, rel)["data"]
+
+
+def _log(store: Store, rel: str = REL) -> Path:
+    return store.root / "packs" / (_manifest(store, rel)["data"].split(".")[0] + ".log")
 
 
 def test_append_adds_one_frame_of_the_new_bytes_only(tmp_path):
@@ -40,7 +49,7 @@ def test_append_adds_one_frame_of_the_new_bytes_only(tmp_path):
     st = Store(tmp_path / "store")
     assert st.keep(REL, f) == "new"
     frames = _manifest(st)["generations"][0]["frames"]
-    data_before = (st._paths(REL)[0] / _manifest(st)["data"]).read_bytes()
+    data_before = _data(st).read_bytes()
     with open(f, "ab") as fh:
         fh.write(_lines(10, 5000))
     assert st.keep(REL, f) == "grown"
@@ -49,7 +58,7 @@ def test_append_adds_one_frame_of_the_new_bytes_only(tmp_path):
     new = m["generations"][0]["frames"][len(frames):]
     assert len(new) == 1 and new[0][0] == len(_lines(2000)) and new[0][1] == len(_lines(10, 5000))
     # The data file only grew: the earlier frames were not written again.
-    assert (st._paths(REL)[0] / m["data"]).read_bytes().startswith(data_before)
+    assert _data(st).read_bytes().startswith(data_before)
     assert st.read_bytes(REL) == f.read_bytes()
     assert st.keep(REL, f) == "same"
 
@@ -91,10 +100,12 @@ def test_wrong_hash_is_reported_on_read_and_copied_again_from_the_home(tmp_path)
     f.write_bytes(_lines(300))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
+    st.save()
     m = _manifest(st)
     m["generations"][0]["frames"][0][4] = "0" * 64
-    folder, h = st._paths(REL)
-    (folder / f"{h}.json").write_bytes(orjson.dumps(m))
+    with open(_log(st), "ab") as fh:  # the newest line of the entry names a wrong hash
+        fh.write(orjson.dumps(m) + b"\n")
+    st = Store(tmp_path / "store")
     with pytest.raises(StoreCorrupt, match="wrong hash"):
         st.read_bytes(REL)
     found = verify(st, home)
@@ -107,8 +118,7 @@ def test_truncated_frame_is_reported_and_copied_again_on_the_next_sync(tmp_path)
     f.write_bytes(_lines(300))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
-    folder, _ = st._paths(REL)
-    data = folder / _manifest(st)["data"]
+    data = _data(st)
     data.write_bytes(data.read_bytes()[:-20])
     with pytest.raises(StoreCorrupt, match="truncated"):
         st.read_bytes(REL)
@@ -118,7 +128,9 @@ def test_truncated_frame_is_reported_and_copied_again_on_the_next_sync(tmp_path)
     st.keep(REL, f)  # the grown file is looked at: its entry is found truncated and copied again
     assert any("truncated; what is missing is copied again" in p for p in st.problems)
     assert st.read_bytes(REL) == f.read_bytes() and st.check(REL) is None
-    assert not data.exists()  # the corrupt data file was replaced by a new one
+    # The pack was cut back to its whole frames (none here) and the copy written after them: no
+    # byte of the cut frame is left in the data file.
+    assert data.stat().st_size == _manifest(st)["end"] == _manifest(st)["generations"][0]["frames"][0][3]
 
 
 def test_a_cut_last_frame_costs_only_that_frame(tmp_path):
@@ -134,9 +146,8 @@ def test_a_cut_last_frame_costs_only_that_frame(tmp_path):
     with open(f, "ab") as fh:
         fh.write(_lines(10, 5000))
     st.keep(REL, f)  # grown: a third frame, the one the crash loses
-    folder, _ = st._paths(REL)
     m = _manifest(st)
-    data = folder / m["data"]
+    data = _data(st)
     last = m["generations"][-1]["frames"][-1]
     data.write_bytes(data.read_bytes()[:last[2] + 3])
     fresh = Store(tmp_path / "store")
