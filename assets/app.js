@@ -53,21 +53,29 @@
     nodes.forEach(function (n) {
       var text = n.nodeValue, lower = text.toLowerCase();
       if (!words.some(function (w) { return lower.indexOf(w) >= 0; })) return;
-      var frag = document.createDocumentFragment(), pos = 0;
-      while (pos < text.length) {
-        var at = -1, len = 0;
-        words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
-        if (at < 0) break;
-        frag.appendChild(document.createTextNode(text.slice(pos, at)));
-        var m = document.createElement("mark");
-        m.className = "hit-mark";
-        m.textContent = text.slice(at, at + len);
-        frag.appendChild(m);
-        pos = at + len;
-      }
-      frag.appendChild(document.createTextNode(text.slice(pos)));
+      var frag = document.createDocumentFragment();
+      appendMarked(frag, text, words, "hit-mark");
       n.parentNode.replaceChild(frag, n);
     });
+  }
+
+  // ``text`` appended to ``parent`` as text nodes, each of ``words`` (lower case) in a <mark>
+  // (never innerHTML: the text is the transcript's). Shared with search.js's snippets through
+  // window.ccreport: both are classic scripts (file:// has no modules), app.js loaded first.
+  function appendMarked(parent, text, words, className) {
+    var lower = text.toLowerCase(), pos = 0;
+    while (pos < text.length) {
+      var at = -1, len = 0;
+      words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
+      if (at < 0) break;
+      parent.appendChild(document.createTextNode(text.slice(pos, at)));
+      var m = document.createElement("mark");
+      if (className) m.className = className;
+      m.textContent = text.slice(at, at + len);
+      parent.appendChild(m);
+      pos = at + len;
+    }
+    parent.appendChild(document.createTextNode(text.slice(pos)));
   }
 
   ready(function () {
@@ -83,5 +91,5 @@
       try { localStorage.setItem("ccreport-theme", next); } catch (e) { /* ignore */ }
     });
   });
-  window.ccreport = { localiseTimes: localiseTimes };
+  window.ccreport = { localiseTimes: localiseTimes, mark: appendMarked };
 })();

@@ -455,24 +455,10 @@
     var start = Math.max(0, at - SNIPPET_BEFORE), end = Math.min(text.length, Math.max(at, 0) + SNIPPET_AFTER);
     var p = el("p", "snippet");
     if (start > 0) p.appendChild(document.createTextNode("…"));
-    appendMarked(p, text.slice(start, end), marks);
+    window.ccreport.mark(p, text.slice(start, end), marks, null);  // (app.js)
     if (end < text.length) p.appendChild(document.createTextNode("…"));
     return p;
   }
-
-  function appendMarked(parent, text, marks) {
-    var lower = text.toLowerCase(), pos = 0;
-    while (pos < text.length) {
-      var at = -1, len = 0;
-      marks.forEach(function (m) { var i = lower.indexOf(m, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = m.length; } });
-      if (at < 0) break;
-      parent.appendChild(document.createTextNode(text.slice(pos, at)));
-      parent.appendChild(el("mark", null, text.slice(at, at + len)));
-      pos = at + len;
-    }
-    parent.appendChild(document.createTextNode(text.slice(pos)));
-  }
-  window.ccreportMark = appendMarked;
 
   function when(ts) {
     var d = new Date(ts);

@@ -19,6 +19,7 @@ from ccreport.live.events import Live
 from ccreport.live.rendercache import RenderCache
 from ccreport.layout import parse_page, site_name, transcript_dir
 from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
+from ccreport.site.plan import team_names
 from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, discover, rescan
 
@@ -76,29 +77,46 @@ class Follower:
         except Interrupted:
             return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
         self._report(first)
+        while not self.stop.is_set():
+            roots = _roots(self.home)
+            self._watch(roots)
+            if not self.stop.is_set():
+                # A team or tasks folder came since the watch began: watch it too, and look once
+                # at the teams' files, whose first changes came before it was watched.
+                self._update(set(), None, _team_projects(self.state, None))
+
+    def _watch(self, roots: list[Path]) -> None:
+        """Update on every change under ``roots`` until stopped or until the home has a root folder
+        (teams/, tasks/) that ``roots`` lacks: inotify cannot watch a folder before it exists, and
+        watching the whole home would put a watch on each of its many other folders."""
         step, debounce = (LIVE_STEP_MS, LIVE_DEBOUNCE_MS) if self.live is not None else (STEP_MS, DEBOUNCE_MS)
-        for changes in watchfiles.watch(self.home / "projects", watch_filter=_outside(self.out), step=step,
+        for changes in watchfiles.watch(*roots, watch_filter=_outside(self.out), step=step,
                                         debounce=debounce, stop_event=self.stop, rust_timeout=200,
                                         yield_on_timeout=True, raise_interrupt=False):
             self.ready.set()  # the first yield (a change or a timeout) means the watcher is running
             if self.stop.is_set():
-                break
+                return
             if changes:
                 self._update(changes, None)
+                if _roots(self.home) != roots:
+                    return
             elif self.live is not None:  # idle: warm the cache for the pages opened since
                 warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
                 if warm:
                     self._update(changes, warm)
 
-    def _update(self, changes, warm: dict | None) -> None:
+    def _update(self, changes, warm: dict | None, names: set | None = None) -> None:
+        """Rebuild what ``changes`` touch (or warm ``warm``; or, with neither, the projects ``names``)."""
         self._given = set()
         self._started = time.time()
         try:
             if warm:
                 names = {pdir for pdir, _ in warm}
-            else:
-                names = _projects_of(changes, self.home / "projects")
+            elif changes:
+                names = _projects_of(changes, self.home, self.state)
                 self.catalog = discover(self.home) if names is None else rescan(self.catalog, names)
+            if names is not None and not names:
+                return  # only files no page shows (a team no session names) changed
             # Updates touch a session or two: worker processes would cost more than they save.
             res = build(self.home, self.out, replace(self.opts, jobs=1), follow=Follow(
                 state=self.state, catalog=self.catalog, only_projects=names, render_cache=self.cache, warm=warm,
@@ -187,16 +205,45 @@ def _transcript_of(page: str, by_name: dict) -> tuple[str, str, str, int] | None
     return None
 
 
-def _projects_of(changes, projects: Path) -> set[str] | None:
-    """The project folders the changed paths lie in (None: something above them changed)."""
-    names = set()
-    roots = {str(projects) + os.sep, str(projects.resolve()) + os.sep, os.path.abspath(projects) + os.sep}
+def _roots(home: Path) -> list[Path]:
+    """The folders to watch: projects/, and teams/ and tasks/ (the team files a session page
+    shows: source.sidefiles.team_stamp) once they exist."""
+    return [home / "projects"] + [home / d for d in ("teams", "tasks") if (home / d).is_dir()]
+
+
+def _projects_of(changes, home: Path, state: State | None) -> set[str] | None:
+    """The project folders the changed paths lie in, with those of the sessions that name a changed
+    team (``teams/<team>/…``, ``tasks/<team>/…``); None: something above them changed."""
+    names: set[str] = set()
+    teams: set[str] = set()
     for _, path in changes:
-        root = next((r for r in roots if path.startswith(r)), None)
-        if root is None:
+        under = _under(path, home)
+        if under is None or len(under) < 2:
             return None
-        names.add(path[len(root):].split(os.sep, 1)[0])
-    return names
+        if under[0] == "projects":
+            names.add(under[1])
+        else:
+            teams.add(under[1])
+    return names | _team_projects(state, teams) if teams else names
+
+
+def _under(path: str, home: Path) -> list[str] | None:
+    """``path`` split into its parts below ``home`` (None: not below it)."""
+    for root in {str(home) + os.sep, str(home.resolve()) + os.sep, os.path.abspath(home) + os.sep}:
+        if path.startswith(root):
+            return path[len(root):].split(os.sep)
+    return None
+
+
+def _team_projects(state: State | None, teams: set[str] | None) -> set[str]:
+    """The projects of the saved sessions that name one of ``teams`` (None: any team): their pages
+    show the team's files (site.teampage), and their saved team stamp tells which changed."""
+    found: set[str] = set()
+    for (pdir, _), old in (state.sessions.items() if state is not None else ()):
+        named = team_names(old.transcripts.values())
+        if named and (teams is None or teams.intersection(named)):
+            found.add(pdir)
+    return found
 
 
 class Printer(Follower):

@@ -47,9 +47,12 @@ class TranscriptInfo:
     shown: int = 0
 
 
-def _entries(t: Transcript, redactor: Redactor | None):
-    if redactor is not None:
-        learn_accounts(redactor, t.path)  # the whole file first: an id may appear before its line
+def _entries(t: Transcript, redactor: Redactor | None, learned: set):
+    if redactor is not None and t.path not in learned:
+        # The whole file first (an id may appear before its line); once per export: the Markdown
+        # header's title pass and the rendering pass read the same file.
+        learn_accounts(redactor, t.path)
+        learned.add(t.path)
     for e in read_entries(t.path):
         if redactor is not None:  # (None and "" come back as they went in)
             e.obj = redactor.value(e.obj)
@@ -88,6 +91,7 @@ class Export:
     redactor: Redactor | None
     agent_links: dict = field(default_factory=dict)  # agent id → link target (an anchor or the agent's file)
     batch: Batch = field(default_factory=Batch)  # the files written: all in place at the end, or none
+    learned: set = field(default_factory=set)  # transcript paths whose account values the redactor has
 
     @property
     def agents(self) -> list[Transcript]:
@@ -101,7 +105,7 @@ class Export:
         """
         builder = Builder()
         # 400 messages held at once (a tool result pairs with its call within a chunk).
-        for page in paginate(_entries(t, self.redactor), builder, 400):
+        for page in paginate(_entries(t, self.redactor, self.learned), builder, 400):
             kept = [m for m in page.messages if _keep(m, self.opts)]
             info.shown += len(kept)
             yield kept

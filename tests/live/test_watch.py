@@ -202,3 +202,30 @@ def test_stop_requested_during_catch_up_leaves_no_partial_state(home, tmp_path):
     assert follower.builds == 0
     assert not (out / ".ccreport" / "state.json").exists()
     assert [p for p in out.rglob("*.tmp")] == []
+
+
+@pytest.mark.slow
+def test_follow_rebuilds_the_session_when_its_team_files_change(tmp_path):
+    """The team's files at the home root (teams/<team>/config.json, its inboxes, tasks/<team>/)
+    show on the session page of the sessions naming the team: a change there is followed too."""
+    import shutil
+    from util import SAMPLE_HOME
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home)
+    out = tmp_path / "site"
+    lead = out / "p/-home-dana-atlas/90e61059-2a7b-527a-9fe4-7ccd0eb689e0/index.html"
+    config = home / "teams" / "atlas-perf" / "config.json"
+    task = home / "tasks" / "atlas-perf" / "2.json"
+    with Recorder(home, out, Options()) as f:
+        assert "Review the cache fix" in page_text(lead)
+        data = json.loads(config.read_text())
+        data["members"].append({"agentId": "auditor@atlas-perf", "name": "auditor-zq",
+                                "agentType": "general-purpose", "color": "red"})
+        config.write_text(json.dumps(data))
+        wait_for(lambda: "auditor-zq" in text(lead), "the new member on the session page")
+        data = json.loads(task.read_text())
+        data["subject"] = "Ship the renamed task qx"
+        task.write_text(json.dumps(data))
+        wait_for(lambda: "Ship the renamed task qx" in text(lead), "the renamed task on the board")
+        assert f.seen(lead)
+    assert f.errors == []

@@ -412,3 +412,19 @@ def test_every_corpus_session_exports_valid_parts(corpus_home, tmp_path):
     html = tmp_path / "big.html"
     assert _run(["export", biggest.id, "--home", str(corpus_home), "-o", str(html)]).exit_code == 0
     assert "/Users/" not in html.read_text()
+
+
+def test_markdown_export_learns_each_transcripts_accounts_once(home, tmp_path, monkeypatch):
+    """The Markdown header's title pass and the rendering pass read the same file: the redactor
+    learns its account values once, in the first of them."""
+    import ccreport.share.export as export
+    learned: list[str] = []
+    real = export.learn_accounts
+
+    def counting(redactor, path):
+        learned.append(Path(path).name)
+        real(redactor, path)
+
+    monkeypatch.setattr(export, "learn_accounts", counting)
+    run_export(home, SID, str(tmp_path / "once.md"), ExportOptions(format="md"))
+    assert learned and len(learned) == len(set(learned))

@@ -427,3 +427,17 @@ def test_quality_against_a_brute_force_oracle(corpus_home, corpus_site, browser)
     print(f"top hit = the oracle's best for {agree} of {len(queries)} queries")
     assert agree >= 0.9 * len(queries), [r for r in report if not r[3]]
     page.close()
+
+
+def test_words_are_marked_by_one_helper_shared_by_the_page_and_the_search_box():
+    """app.js marks a search result's words in the message it opens (?hl=), search.js marks them in
+    each snippet: one loop, app.js's, given to search.js through window.ccreport (both are classic
+    scripts loaded from file://, app.js first: templates/base.html)."""
+    assets = Path(__file__).resolve().parents[2] / "assets"
+    app, search = (assets / "app.js").read_text(), (assets / "search.js").read_text()
+    base = (assets.parent / "templates" / "base.html").read_text()
+    assert base.index("assets['app.js']") < base.index("assets['search.js']")
+    assert "mark: appendMarked" in app and "window.ccreport.mark(" in search
+    loop = re.compile(r"while \(pos < text\.length\)")
+    assert len(loop.findall(app)) == 1 and not loop.findall(search)
+    assert 'createElement("mark")' not in search and 'el("mark"' not in search
