@@ -30,15 +30,24 @@ from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
 SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
+# Postings a unit holds as numbers (a Python int and a list slot each, ~40 bytes) before they are
+# encoded to its hex strings (~6 bytes each): a 1 GB transcript's numbers peaked at ~550 MB.
+SEGMENT_POSTINGS = 200_000
 
 
-@lru_cache(maxsize=1 << 20)
 def shard_of(term: str) -> int:
     """FNV-1a (32 bits) of the UTF-8 of the term's first three characters, so that every term with
     the same first three characters is in one shard (prefix completion loads one shard); a filter's
     term (tool:…, file:…: never completed) by all of it."""
+    return _fnv_shard(term if ":" in term else term[:3])
+
+
+# Cached by what is hashed (a three-character prefix: tens of thousands at most), not by term: a
+# cache of every term held ~1 M strings in a --jobs 1 build of a 300 MB home.
+@lru_cache(maxsize=1 << 17)
+def _fnv_shard(key: str) -> int:
     h = 0x811C9DC5
-    for byte in (term if ":" in term else term[:3]).encode("utf-8", "surrogatepass"):
+    for byte in key.encode("utf-8", "surrogatepass"):
         h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
     return h % SHARDS
 
@@ -110,6 +119,9 @@ class _Unit:
     firsts: list  # [[page no, first document no]]
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
+    size: int = 0  # postings in ``postings``
+    encoded: dict = field(default_factory=dict)  # term → postings of the segments encoded so far
+    last: dict = field(default_factory=dict)  # term → its last posting in ``encoded`` & _HIGH (its document)
     count: int = 0
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
     # documents): the last page's and the one before it, so a read resumed at the last page goes on.
@@ -190,8 +202,13 @@ class SessionIndex:
             if c:  # posting = base | weight, appended to each term's list: every loop in C
                 table = weights(length, max(c.values()))
                 deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
-            for term in filter_terms(d):  # weight 1
+            ft = filter_terms(d)
+            for term in ft:  # weight 1
                 of_term(term).append(base | 1)
+            u.size += len(c) + len(ft)
+            if u.size >= SEGMENT_POSTINGS:
+                _segment(u)
+                of_term = u.postings.__getitem__
             u.buffer.append(d)
             u.count += 1
             if len(u.buffer) == DOCS_PER_CHUNK:
@@ -215,7 +232,10 @@ class SessionIndex:
         # The pages read again hold the documents they had (a page deleted by hand, a render cache
         # warmed, a new project title): the index does not change.
         same = bool(u.old_chain) and u.chain == u.old_chain and u.count == u.old_count
-        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, _encode(u.postings), u.count, same))
+        if u.encoded:
+            _segment(u)
+        postings = u.encoded or _encode(u.postings)
+        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, postings, u.count, same))
         return {"firsts": u.firsts, "count": u.count, "chain": [u.before, u.chain]}
 
 
@@ -235,15 +255,34 @@ def doc_terms(doc: list) -> list[str]:
 _HIGH = ~((1 << SHIFT) - 1)
 
 
-def _encode(postings: dict[str, list[int]]) -> dict[str, str]:
-    """term → postings as written: each document a step from the one before (the first from 0),
-    in hex. Most terms have one posting: those are formatted by a map, the rest one %-format of
-    the whole list each (no call per posting)."""
+def _encode(postings: dict[str, list[int]], last: dict | None = None) -> dict[str, str]:
+    """term → postings as written: each document a step from the one before (the first from 0,
+    or from the term's document in ``last``: term → its previous posting & _HIGH), in hex. Most
+    terms have one posting: those are formatted by a map, the rest one %-format of the whole list
+    each (no call per posting)."""
     lists = postings.values()
-    enc = dict(zip(postings, map("%x".__mod__, map(itemgetter(0), lists))))
-    for term, ps in compress(postings.items(), map((1).__lt__, map(len, lists))):
-        enc[term] = ("%x," * len(ps))[:-1] % (ps[0], *map(sub, islice(ps, 1, None), map(and_, ps, repeat(_HIGH))))
+    firsts = list(map(itemgetter(0), lists))
+    if last:
+        firsts = list(map(sub, firsts, map(last.get, postings, repeat(0))))
+    enc = dict(zip(postings, map("%x".__mod__, firsts)))
+    for (term, ps), first in compress(zip(postings.items(), firsts), map((1).__lt__, map(len, lists))):
+        enc[term] = ("%x," * len(ps))[:-1] % (first, *map(sub, islice(ps, 1, None), map(and_, ps, repeat(_HIGH))))
     return enc
+
+
+def _segment(u: _Unit) -> None:
+    """The unit's postings held as numbers are encoded and appended to its encoded ones (each
+    term's first step taken from its last document there), so that a unit holds a bounded number
+    of them whatever the transcript's size: the strings are what _encode of all of them at once
+    gives, a seventh of the memory."""
+    enc = _encode(u.postings, u.last)
+    old = u.encoded
+    for term in enc.keys() & old.keys():
+        enc[term] = old[term] + "," + enc[term]
+    old.update(enc)
+    lists = u.postings.values()
+    u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(_HIGH))))
+    u.postings, u.size = defaultdict(list), 0
 
 
 def unit_doc_files(out: Path, key: str) -> list[Path]:
