@@ -12,13 +12,12 @@ the next block goes on, and a file shorter than that makes the transcript render
 
 from __future__ import annotations
 
-import os
 from contextlib import suppress
 from pathlib import Path
 
 import orjson
 
-from ccreport.fs import WriteError, atomic_write
+from ccreport.fs import append_at, atomic_write
 from ccreport.layout import turns_state
 from ccreport.site.state import TranscriptState
 
@@ -43,7 +42,7 @@ def spill(out: Path, project: str, session_id: str, transcript_id: str, st: Tran
     data = b"".join(orjson.dumps(t) + b"\n" for t in st.turns[:n])
     path = _path(out, project, session_id, transcript_id)
     if kept:
-        length = _append(path, kept["bytes"], data)
+        length = append_at(path, kept["bytes"], data, durable=True)  # the state vouching for it comes after
     else:
         atomic_write(path, data, durable=True)
         length = len(data)
@@ -52,21 +51,6 @@ def spill(out: Path, project: str, session_id: str, transcript_id: str, st: Tran
     st.turns_file = {"count": base + n, "bytes": length, "first": first}
     st.turns = st.turns[n:]
     return blocks
-
-
-def _append(path: Path, valid: int, data: bytes) -> int:
-    """``data`` after the first ``valid`` bytes of ``path`` (what lies past them is dropped); the
-    new length. Synced: the state that vouches for these bytes is written after."""
-    try:
-        with open(path, "r+b") as fh:
-            fh.truncate(valid)
-            fh.seek(valid)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except OSError as exc:
-        raise WriteError(exc.errno, exc.strerror, str(path)) from exc
-    return valid + len(data)
 
 
 def read(out: Path, project: str, session_id: str, transcript_id: str, st: TranscriptState) -> list:

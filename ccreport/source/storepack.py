@@ -25,6 +25,8 @@ from pathlib import Path
 
 import orjson
 
+from ccreport.fs import append_at
+
 PACKS = "packs"
 # The log is rewritten when it holds this many times the bytes its newest lines need, plus a floor:
 # an entry appended to under `watch` adds a whole manifest per change (14 KB for a 500 MB session),
@@ -103,11 +105,7 @@ class Pack:
             return
         raw = b"".join(self.pending)
         self.folder.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "r+b" if self.valid else "wb") as fh:
-            fh.truncate(self.valid)  # a killed append's partial line
-            fh.seek(self.valid)
-            fh.write(raw)
-        self.valid += len(raw)
+        self.valid = append_at(self.log, self.valid, raw)  # (a killed append's partial line cut off)
         self.pending.clear()
 
     def needs_rewrite(self) -> bool:
