@@ -77,6 +77,11 @@ class _Run:
     home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
     prompts_only: set = field(default_factory=set)  # (project dir, session id) known from history.jsonl only
 
+    def take_search(self, parts: list) -> None:
+        """A session's search deltas: into a full build's Fresh, else kept for site.searchdelta."""
+        for d in parts:
+            self.fresh.add(d) if self.fresh is not None else self.deltas.append(d)
+
 
 def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | None = None) -> BuildResult:
     """Build the site, or bring it up to date. ``progress(done, total)`` is called as sessions
@@ -220,8 +225,7 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         res.errors.extend(r.errors)
         res.written.extend(r.written)
         res.deleted.extend(r.deleted)
-        for d in r.search:
-            run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
+        run.take_search(r.search)
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:

@@ -142,5 +142,4 @@ def _search(run, pdir: str, info: SessionInfo, prompts: list, changed: bool) -> 
     typed = [Message("user", p.line, None, [("text", expanded(p))], timestamp=iso(p.timestamp)) for p in prompts]
     index.page("main", 1, typed, url=INDEX)
     index.end("main")
-    for d in index.deltas:
-        run.fresh.add(d) if run.fresh is not None else run.deltas.append(d)
+    run.take_search(index.deltas)
