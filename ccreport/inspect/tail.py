@@ -13,7 +13,7 @@ import orjson
 from ccreport.source.home import Session, Transcript, contained
 from ccreport.source import jsonl
 from ccreport.source.jsonl import PREVIEW, Line, Reader, parse_line
-from ccreport.source.lastlines import count_lines, read_span, spans_backwards
+from ccreport.source.lastlines import after_last_newline, count_lines, read_span, spans_backwards
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
 # Terminal control characters from a transcript must not reach the reader's terminal as commands.
@@ -55,15 +55,8 @@ def line_start(path: Path) -> tuple[int, bool]:
     """(the offset just past the file's last newline, whether an unfinished line follows it): where
     following starts, so a line being written is printed once it is complete."""
     with open(path, "rb") as fh:
-        end = pos = fh.seek(0, 2)
-        while pos > 0:
-            step = min(pos, 64 * 1024)
-            pos -= step
-            fh.seek(pos)
-            i = fh.read(step).rfind(b"\n")
-            if i >= 0:
-                return pos + i + 1, pos + i + 1 < end
-    return 0, end > 0
+        start = after_last_newline(fh)
+        return start, start < fh.seek(0, 2)
 
 
 def follow_lines(path: Path, offset: int, line: int, stop=None, interval: float = FOLLOW_POLL_S):

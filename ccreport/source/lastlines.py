@@ -44,6 +44,12 @@ def spans_backwards(fh: BinaryIO) -> Iterator[tuple[int, int]]:
         end = start
 
 
+def after_last_newline(fh: BinaryIO) -> int:
+    """The offset just past the file's last newline (0 when it has none)."""
+    end = fh.seek(0, 2)
+    return _Backwards(fh, end).newline_before(end) + 1
+
+
 def count_lines(fh: BinaryIO) -> int:
     """Lines in the file, an unfinished last one included (blockwise: no line is ever held)."""
     fh.seek(0)
