@@ -24,6 +24,7 @@ from operator import and_, attrgetter, itemgetter, sub
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -153,8 +154,8 @@ class _Unit:
     encoded: dict = field(default_factory=dict)  # term → postings of the segments encoded (and not spilled) so far
     chars: int = 0  # characters in ``encoded`` (about)
     spill: UnitSpill | None = None  # the runs written out so far (a full build's huge unit)
-    spill_file: object = None  # its file, open while the unit is read
-    last: dict = field(default_factory=dict)  # term → its last posting in ``encoded`` & _HIGH (its document)
+    spill_file: BinaryIO | None = None  # its file, open while the unit is read
+    last: dict = field(default_factory=dict)  # term → its last posting & _HIGH (its document), encoded or spilled
     count: int = 0
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
     # documents): the last page's and the one before it, so a read resumed at the last page goes on.
