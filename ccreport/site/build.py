@@ -96,14 +96,18 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     for j in jobs:
         j.home = for_session(run.home, j.session.id)
     try:
-        _run_jobs(run, jobs, progress)
+        try:
+            _run_jobs(run, jobs, progress)
+        finally:
+            run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
+        run.res.stamps["sessions"] = time.time()
+        show_home(run, jobs)
+        _prune_vanished(run)
+        write_fork_points(catalog, run.state.sessions, run.writer)
+        _write_indexes(run, jobs)
     finally:
-        run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
-    run.res.stamps["sessions"] = time.time()
-    show_home(run, jobs)
-    _prune_vanished(run)
-    write_fork_points(catalog, run.state.sessions, run.writer)
-    _write_indexes(run, jobs)
+        if run.fresh is not None:  # its spill files and the workers' go, whatever stopped the build
+            run.fresh.close()
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
     if run.prompts_only:  # their search units: the next build drops those that are gone

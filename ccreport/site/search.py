@@ -14,17 +14,22 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
+import tempfile
 import zlib
+from array import array
 from itertools import compress, islice, repeat
 from functools import lru_cache
 from operator import and_, attrgetter, itemgetter, sub
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
-from ccreport.layout import search_docs
+from ccreport.fs import WriteError
+from ccreport.layout import STATE_DIR, search_docs
 from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weights
 from ccreport.site.write import Writer, remove
 
@@ -33,6 +38,11 @@ SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (in
 # Postings a unit holds as numbers (a Python int and a list slot each, ~40 bytes) before they are
 # encoded to its hex strings (~6 bytes each): a 1 GB transcript's numbers peaked at ~550 MB.
 SEGMENT_POSTINGS = 200_000
+# Characters of encoded postings a unit holds in a full build before they are written out as a
+# spill run (UnitSpill): a 1 GB transcript's (38 MB of strings, grown a segment at a time) took
+# ~200 MB of RSS, and its SessionPart another copy.
+SPILL_CHARS = 1 << 20
+SPILL_PREFIX = "search-spill-"  # the spill files' names in .ccreport/ (searchindex.Fresh removes them)
 
 
 def shard_of(term: str) -> int:
@@ -75,24 +85,45 @@ class UnitDelta:
 
 
 @dataclass
+class UnitSpill:
+    """A unit's postings written out by the worker as they grew (a full build's huge transcript):
+    runs in the file at ``path``, run i's shard n being the JSON [term, postings, term, …] from
+    ``runs[i][n]`` to ``runs[i][n + 1]``. A run's postings of a term go on from the runs before it
+    (their first step is from the term's last document there: _segment), so joined with "," in run
+    order they are the unit's postings. The main process takes the file over (searchindex.Fresh)."""
+
+    key: str
+    path: str
+    runs: list = field(default_factory=list)  # an array("Q") of SHARDS + 1 offsets per run
+
+
+@dataclass
 class SessionPart:
     """A full build's share of one session in the term shards, made in the worker so that the main
     process only files bytes away (searchindex.Fresh): ``fragments`` are (shard, JSON of [term,
     [unit, postings, unit, postings, …], term, …] for the session's terms in that shard, its units
-    in key order); ``counts``: unit → documents."""
+    in key order); ``counts``: unit → documents. A unit in ``spills`` has "" for postings there:
+    they are in its file."""
 
     fragments: list
     counts: dict
+    spills: list = field(default_factory=list)  # UnitSpill
 
 
-def pack(deltas: list[UnitDelta]) -> SessionPart:
+def pack(deltas: list[UnitDelta], spills: list | None = None) -> SessionPart:
     """The deltas of a session read whole, by shard (every loop in C)."""
     by_term: dict[str, list] = defaultdict(list)
     for d in sorted(deltas, key=attrgetter("key")):
         deque(map(list.extend, map(by_term.__getitem__, d.postings), zip(repeat(d.key), d.postings.values())), 0)
+    return SessionPart([(n, orjson.dumps(flat)) for n, flat in _by_shard(by_term).items()],
+                       {d.key: d.count for d in deltas}, spills or [])
+
+
+def _by_shard(by_term: dict) -> dict[int, list]:
+    """shard → [term, value, term, value, …] of its terms."""
     by_shard: dict[int, list] = defaultdict(list)
     deque(map(list.extend, map(by_shard.__getitem__, map(shard_of, by_term)), zip(by_term, by_term.values())), 0)
-    return SessionPart([(n, orjson.dumps(flat)) for n, flat in by_shard.items()], {d.key: d.count for d in deltas})
+    return by_shard
 
 
 def doc_script(key: str, chunk: int, docs: list[list]) -> bytes:
@@ -120,8 +151,11 @@ class _Unit:
     buffer: list  # documents of the chunk being filled
     postings: dict = field(default_factory=lambda: defaultdict(list))  # term → [posting numbers]
     size: int = 0  # postings in ``postings``
-    encoded: dict = field(default_factory=dict)  # term → postings of the segments encoded so far
-    last: dict = field(default_factory=dict)  # term → its last posting in ``encoded`` & _HIGH (its document)
+    encoded: dict = field(default_factory=dict)  # term → postings of the segments encoded (and not spilled) so far
+    chars: int = 0  # characters in ``encoded`` (about)
+    spill: UnitSpill | None = None  # the runs written out so far (a full build's huge unit)
+    spill_file: BinaryIO | None = None  # its file, open while the unit is read
+    last: dict = field(default_factory=dict)  # term → its last posting & _HIGH (its document), encoded or spilled
     count: int = 0
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
     # documents): the last page's and the one before it, so a read resumed at the last page goes on.
@@ -143,11 +177,12 @@ class SessionIndex:
         self.records, self.packed = records or {}, packed
         self.units: dict[str, _Unit] = {}
         self.unit_deltas: list[UnitDelta] = []
+        self.spills: list[UnitSpill] = []  # of the units read whole (packed only)
 
     @property
     def deltas(self) -> list:
         """What goes to the main process: the UnitDeltas, or [their SessionPart] when packed."""
-        return [pack(self.unit_deltas)] if self.packed else self.unit_deltas
+        return [pack(self.unit_deltas, self.spills)] if self.packed else self.unit_deltas
 
     def begin(self, transcript_id: str, start_no: int, existed: bool = False) -> None:
         """A read of the transcript from page ``start_no`` (1: from the start). ``existed``: the
@@ -209,6 +244,9 @@ class SessionIndex:
             if u.size >= SEGMENT_POSTINGS:
                 _segment(u)
                 of_term = u.postings.__getitem__
+                # (an incremental build's delta keeps its units in memory: site.searchdelta)
+                if self.packed and u.chars >= SPILL_CHARS:
+                    self._spill(u)
             u.buffer.append(d)
             u.count += 1
             if len(u.buffer) == DOCS_PER_CHUNK:
@@ -232,11 +270,42 @@ class SessionIndex:
         # The pages read again hold the documents they had (a page deleted by hand, a render cache
         # warmed, a new project title): the index does not change.
         same = bool(u.old_chain) and u.chain == u.old_chain and u.count == u.old_count
-        if u.encoded:
+        if u.spill is not None:  # the rest goes to the file too; the SessionPart says where
             _segment(u)
-        postings = u.encoded or _encode(u.postings)
+            self._spill(u)
+            u.spill_file.close()
+            self.spills.append(u.spill)
+            postings = dict.fromkeys(u.last, "")
+        else:
+            if u.encoded:
+                _segment(u)
+            postings = u.encoded or _encode(u.postings)
         self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, postings, u.count, same))
         return {"firsts": u.firsts, "count": u.count, "chain": [u.before, u.chain]}
+
+
+    def _spill(self, u: _Unit) -> None:
+        """The unit's encoded postings go to its spill file as one run, by shard."""
+        if u.spill is None:
+            folder = self.writer.out / STATE_DIR
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, path = tempfile.mkstemp(prefix=SPILL_PREFIX, dir=folder)
+            except OSError as exc:
+                raise WriteError(exc.errno, exc.strerror, str(folder / SPILL_PREFIX)) from exc
+            u.spill, u.spill_file = UnitSpill(u.key, path), os.fdopen(fd, "wb")
+        f, by_shard = u.spill_file, _by_shard(u.encoded)
+        try:
+            run = array("Q", [f.tell()])
+            for n in range(SHARDS):
+                if n in by_shard:
+                    f.write(orjson.dumps(by_shard[n]))
+                run.append(f.tell())
+            f.flush()
+        except OSError as exc:
+            raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
+        u.spill.runs.append(run)
+        u.encoded, u.chars = {}, 0
 
 
 def filter_terms(doc: list) -> list[str]:
@@ -276,6 +345,7 @@ def _segment(u: _Unit) -> None:
     of them whatever the transcript's size: the strings are what _encode of all of them at once
     gives, a seventh of the memory."""
     enc = _encode(u.postings, u.last)
+    u.chars += sum(map(len, enc.values()))
     old = u.encoded
     for term in enc.keys() & old.keys():
         enc[term] = old[term] + "," + enc[term]

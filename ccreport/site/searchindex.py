@@ -20,7 +20,8 @@ import orjson
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_units
 from ccreport.layout import session_url
-from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SessionPart, unit_doc_files, unit_key
+from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, unit_doc_files
+from ccreport.site.search import unit_key
 from ccreport.site.write import Writer, remove
 
 FORMAT = 3  # 3: the pending delta (search/delta.js)
@@ -116,7 +117,9 @@ class Fresh:
     """A full build's shards, gathered as each session's SessionPart arrives (while the workers
     still render others) and written at the end: no shard is read. Parts are kept as the bytes the
     workers made, by shard; past ``budget`` bytes they go to a spill file (one run: every shard's
-    bytes in shard order), so that the main process never holds a big home's postings."""
+    bytes in shard order), so that the main process never holds a big home's postings. A huge
+    unit's postings come as the worker's spill file (UnitSpill), taken over here: read shard by
+    shard when written, removed then (``close``: also those of sessions that failed)."""
 
     def __init__(self, spill_dir: Path, budget: int | None = None) -> None:
         self.spill_dir, self.budget = spill_dir, SPILL_BYTES if budget is None else budget
@@ -125,9 +128,12 @@ class Fresh:
         self.runs: list[array] = []  # spilled runs: shard n's bytes from runs[i][n] to runs[i][n + 1]
         self.spill = None  # the spill file (anonymous: gone when closed, or when the process ends)
         self.counts: dict[str, int] = {}  # unit → documents (prune_docs)
+        self.unit_spills: list[UnitSpill] = []  # the huge units' files, taken over from the workers
+        self.close()  # the spill files a killed build left
 
     def add(self, part: SessionPart) -> None:
         self.counts.update(part.counts)
+        self.unit_spills.extend(part.spills)
         for n, fragment in part.fragments:
             # A copy of the fragment's bytes: orjson.dumps returns bytes that keep a ~4 KB buffer
             # whatever their length, and a --jobs 1 build (no pickling in between) held tens of
@@ -161,19 +167,54 @@ class Fresh:
     def write(self, o: _Out) -> None:
         if self.spill is not None:
             self.spill.flush()
+        units = []
         try:
+            for spill in self.unit_spills:
+                units.append((spill, open(spill.path, "rb")))
             for n in range(SHARDS):
                 sessions = self._sessions(n)
                 self.pending[n] = []
                 if sessions:
                     entries = _merged(sessions)
+                    for spill, f in units:
+                        _fill(entries, spill, n, f)
                     for term, flat in entries.items():
                         if sum(map(len, flat)) + 3 * len(flat) > BIG:
                             entries[term] = _entry(o, term, flat, None)
                     o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
         finally:
-            if self.spill is not None:
-                self.spill.close()
+            for _, f in units:
+                f.close()
+            self.close()
+
+    def close(self) -> None:
+        """The spill files go: this process's and the workers' (every one in the folder: a build
+        holds the site's lock, so they are this build's, or a killed one's)."""
+        if self.spill is not None:
+            self.spill.close()
+        for name in _names(self.spill_dir):
+            if name.startswith(SPILL_PREFIX):
+                remove(self.spill_dir / name, [])
+        self.unit_spills = []
+
+
+def _fill(entries: dict[str, list], spill: UnitSpill, n: int, f) -> None:
+    """A spilled unit's postings in shard n, put in its places in ``entries`` (its session's
+    fragment holds "" there): each term's runs joined in run order."""
+    pieces = []
+    for run in spill.runs:
+        if run[n + 1] > run[n]:
+            f.seek(run[n])
+            pieces.append(f.read(run[n + 1] - run[n]))
+    runs: dict[str, list] = defaultdict(list)
+    for flat in orjson.loads(b"[" + b",".join(pieces) + b"]"):
+        deque(map(list.append, map(runs.__getitem__, flat[::2]), flat[1::2]), 0)
+    for term, postings in runs.items():
+        flat = entries[term]
+        i = flat.index(spill.key)
+        while i % 2:  # (a postings string equal to the unit's key)
+            i = flat.index(spill.key, i + 1)
+        flat[i + 1] = ",".join(postings)
 
 
 def _merged(sessions: list) -> dict[str, list]:
