@@ -31,8 +31,9 @@ def home(tmp_path):
 def _loaded(out) -> dict:
     """Each session's saved state as plain data, the output folders' own mtimes left out."""
     got = {}
-    for key, st in S.State.load(out).sessions.items():
-        data = dataclasses.asdict(st)
+    state = S.State.load(out)
+    for key in state.sessions:
+        data = dataclasses.asdict(state.session(key))
         for t in data["transcripts"].values():
             t.pop("dir_mtime_ns")
         got[key] = data
