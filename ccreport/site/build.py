@@ -21,7 +21,7 @@ from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
 from ccreport.site.extras import load as load_extras
 from ccreport.site.homepages import show_home
-from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, store_dir
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
@@ -222,7 +222,8 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
     f, res, st = run.follow, run.res, run.state
     if progress:
         progress(0, len(jobs))  # the total, before the first (possibly long) session ends
-    for done, (job, r) in enumerate(zip(jobs, _outcomes(jobs, run.opts.jobs, f.stop)), 1):  # in job order
+    outcomes = _outcomes(jobs, run.opts.jobs, f.stop, partial(start_copy, run.kept))
+    for done, (job, r) in enumerate(zip(jobs, outcomes), 1):  # in job order
         if progress:
             progress(done, len(jobs))
         res.errors.extend(r.errors)
@@ -250,8 +251,11 @@ def _keep_failed(run: _Run, job: SessionJob) -> None:
         _count(run, pdir, run.state.sessions[key])
 
 
-def _outcomes(jobs: list[SessionJob], n: int, stop=None):
+def _outcomes(jobs: list[SessionJob], n: int, stop, started):
+    """Each job's outcome, in job order; ``started()`` is called once the workers are forked (the
+    copy into the store: site.keep.start_copy), or at once when the jobs run in this process."""
     if n <= 1 or len(jobs) <= 1:
+        started()
         for j in jobs:
             if stop is not None and stop.is_set():
                 raise Interrupted()
@@ -264,7 +268,9 @@ def _outcomes(jobs: list[SessionJob], n: int, stop=None):
 
     pool = ProcessPoolExecutor(max_workers=n, initializer=partial(signal.signal, signal.SIGINT, signal.SIG_IGN))
     try:
-        for r in pool.map(run_job, jobs, chunksize=1):
+        results = pool.map(run_job, jobs, chunksize=1)  # (a fork start method forks every worker here)
+        started()
+        for r in results:
             if stop is not None and stop.is_set():
                 raise Interrupted()
             yield r

@@ -19,6 +19,13 @@ format is rebuilt whole)::
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
+
+In memory (State) a session is its JSON, the bytes its file or its pack entry holds, and its
+SessionBrief, the part the main process reads across sessions (rows, search metadata, fork points,
+the archive's saved sessions, live's warm-up); the whole SessionState is decoded only for a session
+the build looks into (State.session). A session's update sends both back (PackedState). On a 300 MB
+home of 895 sessions the objects of every state were the main process's biggest growth (38 MiB for
+10 MB of JSON); as bytes and briefs they are about 18 MiB.
 """
 
 from __future__ import annotations
