@@ -73,8 +73,9 @@ def _closed_turns(out: Path) -> dict:
     """The closed turns' files (site.turnfile), as far as the state vouches for them (a build that
     failed may leave more bytes after those, which the next one cuts off)."""
     got = {}
-    for (pdir, sid), st in State.load(out).sessions.items():
-        for tid, ts in st.transcripts.items():
+    state = State.load(out)
+    for pdir, sid in state.sessions:
+        for tid, ts in state.session((pdir, sid)).transcripts.items():
             if ts.turns_file:
                 raw = (out / turns_state(pdir, sid, tid)).read_bytes()
                 got[(pdir, sid, tid)] = raw[:ts.turns_file["bytes"]]
@@ -91,8 +92,9 @@ def _state(path: Path):
 
 def _sessions(out: Path) -> dict:
     got = {}
-    for key, st in State.load(out).sessions.items():
-        data = dataclasses.asdict(st)
+    state = State.load(out)
+    for key in state.sessions:
+        data = dataclasses.asdict(state.session(key))
         for t in data["transcripts"].values():
             t.pop("dir_mtime_ns", None)
         got[key] = data

@@ -84,4 +84,5 @@ def saved_states(site: Path) -> dict:
 
     from ccreport.site.state import State
 
-    return {key: orjson.loads(orjson.dumps(st)) for key, st in sorted(State.load(site).sessions.items())}
+    state = State.load(site)
+    return {key: orjson.loads(orjson.dumps(state.session(key))) for key in sorted(state.sessions)}

@@ -21,11 +21,11 @@ from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
 from ccreport.site.extras import load as load_extras
 from ccreport.site.homepages import show_home
-from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, store_dir
+from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
-from ccreport.site.state import SessionState, State
+from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Catalog, discover
@@ -67,7 +67,7 @@ class _Run:
     titles: dict = field(default_factory=dict)  # project dir → title (in every heading)
     sources: dict = field(default_factory=dict)  # project dir → what its title was read from
     rows: dict = field(default_factory=dict)  # project dir → [SessionInfo] of the sessions counted
-    indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionState, counted
+    indexed: dict = field(default_factory=dict)  # (project dir, session id) → SessionBrief, counted
     dirty: set = field(default_factory=set)  # project dirs whose pages or scripts changed
     frozen: set = field(default_factory=set)  # sessions known from the saved state only: counted, never re-read
     kept: Kept | None = None  # the source store's side of this build (site.keep)
@@ -160,7 +160,7 @@ def _titles(run: _Run) -> None:
             run.titles[p.dir_name] = project_title(p, old_sources.get(p.dir_name), run.sources)
 
 
-def _count(run: _Run, pdir: str, st: SessionState) -> None:
+def _count(run: _Run, pdir: str, st: SessionBrief) -> None:
     run.rows.setdefault(pdir, []).append(st.info)
     run.indexed[(pdir, st.id)] = st
     run.res.count(st.info)
@@ -174,40 +174,43 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     jobs = []
     for s in run.catalog.sessions():
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
-        old = st.sessions.get(key)
+        known = key in st.sessions
         run.res.archived += s.gone is not None
         if key in run.frozen:
-            _count(run, pdir, old)  # nothing to read it from: its pages stay as they are
+            _count(run, pdir, st.sessions[key])  # nothing to read it from: its pages stay as they are
             continue
         # Just vanished from the home, or back: its overview and its project's rows change their mark.
         flipped = old_gone.get(f"{pdir}/{s.id}") != s.gone
         # A new project title is in every heading of the project: then its sessions are redone.
         # So is a session whose last update failed (State.redo).
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
-        if (not (key in warm and old is not None) and not full and not flipped and _unchanged(run, s, old)
-                and not _home_moved(run, s, old)):
-            _count(run, pdir, old)  # unchanged transcripts mean an unchanged row: the saved one
+        quiet = not (key in warm and known) and not full and not flipped  # may be left as it is
+        # Outside the changed projects a known session is not even looked at.
+        if quiet and known and f.only_projects is not None and pdir not in f.only_projects:
+            _count(run, pdir, st.sessions[key])
+            continue
+        old = st.session(key)
+        if quiet and _unchanged(run, s, old):
+            _count(run, pdir, st.sessions[key])  # unchanged transcripts mean an unchanged row: the saved one
             continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
                                frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all))
         run.dirty.add(pdir)
+    st.done_planning()
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)
     return jobs
 
 
 def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
-    """Nothing of the session to read or write. Outside the changed projects a known session is
-    not even looked at; elsewhere its stats are checked (and folder stamps seen are remembered)."""
-    only = run.follow.only_projects
-    if old is not None and only is not None and s.project.dir_name not in only:
-        return True
+    """Nothing of the session to read or write: its stats are checked (and folder stamps seen are
+    remembered), and its home-file section."""
     unchanged, stamps = session_unchanged(s, old, run.out)
     if unchanged and stamps:
         for tid, stamp in stamps.items():
             old.transcripts[tid].dir_mtime_ns = stamp
-        run.state.dirty.add((s.project.dir_name, s.id))  # a folder stamp was refreshed
-    return unchanged
+        run.state.put(PackedState.of(old))  # a folder stamp was refreshed
+    return unchanged and not _home_moved(run, s, old)
 
 
 def _home_moved(run: _Run, s, old: SessionState) -> bool:
@@ -223,7 +226,8 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
     f, res, st = run.follow, run.res, run.state
     if progress:
         progress(0, len(jobs))  # the total, before the first (possibly long) session ends
-    for done, (job, r) in enumerate(zip(jobs, _outcomes(jobs, run.opts.jobs, f.stop)), 1):  # in job order
+    outcomes = _outcomes(jobs, run.opts.jobs, f.stop, partial(start_copy, run.kept))
+    for done, (job, r) in enumerate(zip(jobs, outcomes), 1):  # in job order
         if progress:
             progress(done, len(jobs))
         res.errors.extend(r.errors)
@@ -233,10 +237,10 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
         if f.on_session is not None and (r.written or r.deleted):
             f.on_session(list(r.written) + list(r.deleted), {"start": res.stamps["start"], "sessions": time.time()})
         if r.state is not None:
-            st.sessions[(r.state.project, r.state.id)] = r.state
-            st.dirty.add((r.state.project, r.state.id))
-            st.redo.discard((r.state.project, r.state.id))
-            _count(run, r.state.project, r.state)
+            brief = r.state.brief
+            st.put(r.state)
+            st.redo.discard((brief.project, brief.id))
+            _count(run, brief.project, brief)
         else:
             _keep_failed(run, job)
 
@@ -245,14 +249,17 @@ def _keep_failed(run: _Run, job: SessionJob) -> None:
     """A session whose update failed (a full disk) stays in the site as the last build left it:
     its row and search data come from its previous state (still the saved one), not dropped
     until the next build, and it is rendered whole next time (State.redo)."""
-    pdir = job.session.project.dir_name
-    run.state.redo.add((pdir, job.session.id))
-    if job.old is not None:
-        _count(run, pdir, job.old)
+    pdir, key = job.session.project.dir_name, (job.session.project.dir_name, job.session.id)
+    run.state.redo.add(key)
+    if key in run.state.sessions:
+        _count(run, pdir, run.state.sessions[key])
 
 
-def _outcomes(jobs: list[SessionJob], n: int, stop=None):
+def _outcomes(jobs: list[SessionJob], n: int, stop, started):
+    """Each job's outcome, in job order; ``started()`` is called once the workers are forked (the
+    copy into the store: site.keep.start_copy), or at once when the jobs run in this process."""
     if n <= 1 or len(jobs) <= 1:
+        started()
         for j in jobs:
             if stop is not None and stop.is_set():
                 raise Interrupted()
@@ -265,7 +272,9 @@ def _outcomes(jobs: list[SessionJob], n: int, stop=None):
 
     pool = ProcessPoolExecutor(max_workers=n, initializer=partial(signal.signal, signal.SIGINT, signal.SIG_IGN))
     try:
-        for r in pool.map(run_job, jobs, chunksize=1):
+        results = pool.map(run_job, jobs, chunksize=1)  # (a fork start method forks every worker here)
+        started()
+        for r in results:
             if stop is not None and stop.is_set():
                 raise Interrupted()
             yield r
@@ -282,7 +291,8 @@ def _prune_vanished(run: _Run) -> None:
     out, st, deleted = run.out, run.state, run.res.deleted
     seen = {(s.project.dir_name, s.id) for s in run.catalog.sessions()}
     for key in [k for k in st.sessions if k not in seen]:
-        old = st.sessions.pop(key)
+        old = st.session(key)
+        st.drop(key)
         for tid, prev in old.transcripts.items():
             prune_pages(out, transcript_dir(key[0], key[1], tid), prev, 0, deleted)
         prune_runs(out / session_dir(*key), set(), deleted)  # its Workflow run pages

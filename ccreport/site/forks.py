@@ -8,7 +8,7 @@ import mmap
 
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name, session_url, transcript_dir
 from ccreport.render.resources import env
-from ccreport.site.state import SessionState
+from ccreport.site.state import SessionBrief
 from ccreport.source.home import Catalog
 
 
@@ -44,7 +44,7 @@ def _target(catalog_sessions: dict, states: dict, project: str, fork: dict) -> s
     return f"{page_name(no)}#L{line}"
 
 
-def write_fork_points(catalog: Catalog, states: dict[tuple, SessionState], writer) -> None:
+def write_fork_points(catalog: Catalog, states: dict[tuple, SessionBrief], writer) -> None:
     """A redirect for every forked transcript whose parent session is in the home."""
     by_key = {(s.project.dir_name, s.id): s for s in catalog.sessions()}
     for (project, sid), st in states.items():

@@ -19,7 +19,7 @@ from ccreport.render.resources import env
 from ccreport.site.extras import HomeExtras, iso, prompt_rows
 from ccreport.site.indexes import page_args
 from ccreport.site.search import SessionIndex
-from ccreport.site.state import SessionInfo, SessionState, TranscriptState, TranscriptSummary
+from ccreport.site.state import SessionBrief, SessionInfo, TranscriptBrief, TranscriptSummary
 from ccreport.site.write import remove, rmdir
 from ccreport.source.home import Project
 from ccreport.source.homefiles import HomeFiles, expanded
@@ -132,7 +132,7 @@ def _search(run, pdir: str, info: SessionInfo, prompts: list, changed: bool) -> 
     whose documents link to its page (``index.html#L<history line>``). Indexed again when its page
     changed (or on a full build, which gathers every unit); listed every build, so it is never
     taken for gone."""
-    run.indexed[(pdir, info.id)] = SessionState(pdir, info.id, info, {"main": TranscriptState(
+    run.indexed[(pdir, info.id)] = SessionBrief(pdir, info.id, info, {"main": TranscriptBrief(
         TranscriptSummary(id="main", kind="main", label="prompts only"))})
     run.prompts_only.add((pdir, info.id))
     if not changed and run.fresh is None:

@@ -26,7 +26,7 @@ class Kept:
     frozen: set = field(default_factory=set)  # keys known only from the saved state: never re-rendered
     errors: list = field(default_factory=list)
     cleanup: tuple = (0, None)  # restore.due_for_cleanup of the home
-    copying: threading.Thread | None = None  # the copy into the store, beside the rendering (finish)
+    copying: threading.Thread | None = None  # the copy into the store, beside the rendering (start_copy, finish)
 
 
 def store_dir(out: Path, opts: Options) -> Path | None:
@@ -37,8 +37,9 @@ def store_dir(out: Path, opts: Options) -> Path | None:
 
 def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only: set | None) -> Kept:
     """The catalog to build from; the copy of what changed in the home runs in a thread beside the
-    rendering (compression and hashing release the GIL), joined by ``finish`` before the state is
-    saved. What the merge needs — the records of sessions the home lost — is not what it writes."""
+    rendering (compression and hashing release the GIL), started by ``start_copy`` and joined by
+    ``finish`` before the state is saved. What the merge needs — the records of sessions the home
+    lost — is not what it writes."""
     root = store_dir(out, opts)
     kept = Kept(catalog)
     if root is not None:
@@ -47,7 +48,6 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
         kept.catalog = merge(catalog, store)
         kept.copying = threading.Thread(target=_guarded, args=(kept, store, lambda: sync(catalog, store, only)),
                                         name="ccreport-store", daemon=True)
-        kept.copying.start()
     if not opts.prune_missing:
         _add_saved(kept, state, opts.forget)
     if only is None:
@@ -76,8 +76,18 @@ def _guarded(kept: Kept, store: Store, work) -> None:
     store.problems.clear()
 
 
+def start_copy(kept: Kept) -> None:
+    """Start the copy into the store: once the build's worker processes are forked, which would
+    otherwise each inherit (and count in their memory) the copy's buffers and compressor, ~15 MB a
+    worker on a 300 MB home; a fork beside a running thread is unsafe besides."""
+    if kept.copying is not None and kept.copying.ident is None:
+        kept.copying.start()
+
+
 def finish(kept: Kept) -> list[str]:
-    """Wait for the copy into the store; its problems."""
+    """Wait for the copy into the store (started now if it was not: no session was rendered); its
+    problems."""
+    start_copy(kept)
     if kept.copying is not None:
         kept.copying.join()
         kept.copying = None

@@ -25,7 +25,7 @@ from ccreport.site.outlineparts import write_parts
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
 from ccreport.site.plan import team_names
-from ccreport.site.state import HEAD_BYTES, SessionInfo, SessionState, TranscriptState, head_hash
+from ccreport.site.state import HEAD_BYTES, PackedState, SessionInfo, SessionState, TranscriptState, head_hash
 from ccreport.site.teampage import team_view
 from ccreport.site.toolresults import copier
 from ccreport.site.transcript import SessionRun, render_transcript
@@ -56,7 +56,7 @@ class SessionJob:
 
 @dataclass
 class SessionOutcome:
-    state: SessionState | None = None  # None when the update failed
+    state: PackedState | None = None  # None when the update failed
     written: list = field(default_factory=list)
     deleted: list = field(default_factory=list)
     errors: list = field(default_factory=list)
@@ -172,7 +172,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     state = _new_state(job, run, new_ts, ledgers, info)
     state.home_digest = digest(home)
     state.side = side
-    return SessionOutcome(state, [str(p) for p in run.writer.written], deleted,
+    return SessionOutcome(PackedState.of(state), [str(p) for p in run.writer.written], deleted,
                           [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
 
 

@@ -19,6 +19,13 @@ format is rebuilt whole)::
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
 title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
+
+In memory (State) a session is its JSON, the bytes its file or its pack entry holds, and its
+SessionBrief, the part the main process reads across sessions (rows, search metadata, fork points,
+the archive's saved sessions, live's warm-up); the whole SessionState is decoded only for a session
+the build looks into (State.session). A session's update sends both back (PackedState). On a 300 MB
+home of 895 sessions the objects of every state were the main process's biggest growth (38 MiB for
+10 MB of JSON); as bytes and briefs they are about 18 MiB.
 """
 
 from __future__ import annotations
@@ -52,6 +59,10 @@ PACK_MIN = 32
 def _known(cls, data: dict) -> dict:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in data.items() if k in names}
+
+
+def _last_page(pages: list) -> int:
+    return pages[-1][0] if pages else 0
 
 
 @dataclass(kw_only=True)
@@ -118,7 +129,7 @@ class TranscriptState:
 
     @property
     def last_page(self) -> int:
-        return self.pages[-1][0] if self.pages else 0
+        return _last_page(self.pages)
 
     @classmethod
     def from_json(cls, data: dict) -> "TranscriptState":
@@ -160,6 +171,65 @@ class SessionState:
                    home_digest=data.get("home_digest") or "", side=data.get("side") or [])
 
 
+@dataclass
+class TranscriptBrief:
+    """What the main process reads of a transcript's state while the whole of it is kept as JSON
+    (State): its figures (the indexes, the search metadata), its pages (fork points, live's warm-up),
+    the file it was read from (the archive's saved sessions: site.keep) and the teams it names
+    (live.follow). Its objects are the state's own, not copies."""
+
+    summary: TranscriptSummary
+    pages: list = field(default_factory=list)  # as TranscriptState.pages
+    source: str | None = None
+    inode: int | None = None
+    mtime_ns: int | None = None
+    team: dict | None = None
+
+    @property
+    def last_page(self) -> int:
+        return _last_page(self.pages)
+
+
+@dataclass
+class SessionBrief:
+    """What the main process reads of a session's state between two reads of the session: its row
+    (``info``) and its transcripts' briefs. The rest (turns, ledgers, carries, page hashes: three
+    quarters of it) only the session's next update reads, from the JSON (State.session)."""
+
+    project: str
+    id: str
+    info: SessionInfo
+    transcripts: dict[str, TranscriptBrief] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, state: SessionState) -> "SessionBrief":
+        return cls(state.project, state.id, state.info, {
+            tid: TranscriptBrief(ts.summary, ts.pages, ts.source, ts.inode, ts.mtime_ns, ts.team)
+            for tid, ts in state.transcripts.items()})
+
+
+@dataclass
+class PackedState:
+    """A session's new state as the session's update hands it back (from a worker process, too) and
+    the State keeps it: its JSON, which its file or its entry in the pack will hold, and its brief.
+    Bytes cross the process boundary and stay bytes: the unpickled objects of every session were
+    the main process's biggest growth (38 MiB for 895 sessions whose states are 10 MB of JSON)."""
+
+    raw: bytes
+    brief: SessionBrief
+
+    @classmethod
+    def of(cls, state: SessionState) -> "PackedState":
+        return cls(_encoded(state), SessionBrief.of(state))
+
+
+def _encoded(data) -> bytes:
+    """``data`` as JSON. orjson writes the dataclasses field for field itself (dataclasses.asdict
+    would deep-copy a big session's pages, hashes and ledger rows). Its bytes keep the spare room of
+    its buffer (about half their length again): a State keeps an exact copy."""
+    return bytes(memoryview(orjson.dumps(data)))
+
+
 def render_options(opts) -> dict:
     """The options that change the bytes of a page. Add any new render option here."""
     return {"page_size": opts.page_size}
@@ -176,15 +246,22 @@ def head_hash(path: Path, length: int) -> str | None:
 
 
 class State:
-    """The state of one output folder, loaded once and kept in memory (watch reuses it)."""
+    """The state of one output folder, loaded once and kept in memory (watch reuses it). Each
+    session is kept as its brief, which the build reads across sessions, and its JSON: the whole
+    state is decoded only for a session the build looks into (``session``)."""
 
     def __init__(self, out: Path):
         self.dir = out / STATE_DIR
         self.head: dict = {}
-        self.sessions: dict[tuple[str, str], SessionState] = {}  # (project dir, session id) → its state
-        self._saved: dict[tuple[str, str], bytes] = {}  # what is on disk, to skip identical writes
+        self.sessions: dict[tuple[str, str], SessionBrief] = {}  # (project dir, session id) → its brief
+        # Each session's whole state as JSON: what its file (or the pack) holds, or the next save writes.
+        self._raw: dict[tuple[str, str], bytes] = {}
+        # The states load decoded (it needs them for the briefs), until the build's plan takes them:
+        # an incremental build looks into every session, and would otherwise decode each twice.
+        self._decoded: dict[tuple[str, str], SessionState] = {}
         self._saved_head: bytes | None = None
-        self.dirty: set[tuple[str, str]] = set()  # sessions whose state may differ from the file
+        self._dirty: set[tuple[str, str]] = set()  # sessions whose JSON is not on disk
+        self._on_disk: set[tuple[str, str]] = set()  # sessions with a file or an entry in the pack
         # Sessions whose last update failed (a full disk): their saved state is the one before it,
         # but some of their pages may be newer, so the next build renders them whole.
         self.redo: set[tuple[str, str]] = set()
@@ -209,8 +286,7 @@ class State:
                 raw = path.read_bytes()
                 data = orjson.loads(raw)
                 if isinstance(data, dict) and data.get("format") == FORMAT:
-                    key = (path.parent.name, path.stem)
-                    st.sessions[key], st._saved[key] = SessionState.from_json(data), raw
+                    st._loaded((path.parent.name, path.stem), SessionState.from_json(data), raw)
         return st
 
     def _load_pack(self) -> None:
@@ -223,8 +299,39 @@ class State:
                 if isinstance(data, dict) and data.get("format") == FORMAT:
                     key = (data["project"], data["id"])
                     # (orjson gives back the bytes it wrote: the skip of identical writes holds)
-                    self.sessions[key], self._saved[key] = SessionState.from_json(data), orjson.dumps(data)
+                    self._loaded(key, SessionState.from_json(data), _encoded(data))
                     self._packed.add(key)
+
+    def _loaded(self, key: tuple[str, str], state: SessionState, raw: bytes) -> None:
+        self.sessions[key], self._raw[key], self._decoded[key] = SessionBrief.of(state), raw, state
+        self._on_disk.add(key)
+
+    def session(self, key: tuple[str, str]) -> SessionState | None:
+        """The whole saved state of a session (None: none), decoded from its JSON: a new object
+        each time (but the one load decoded, the first time), the caller's to change and ``put``."""
+        state = self._decoded.pop(key, None)
+        if state is None and key in self._raw:
+            state = SessionState.from_json(orjson.loads(self._raw[key]))
+        return state
+
+    def done_planning(self) -> None:
+        """The states load decoded and the plan did not take (sessions it did not look into) go."""
+        self._decoded.clear()
+
+    def put(self, packed: PackedState) -> None:
+        """A session's new state; written by the next save unless its JSON is the one on disk."""
+        key = (packed.brief.project, packed.brief.id)
+        self.sessions[key] = packed.brief
+        self._decoded.pop(key, None)
+        if self._raw.get(key) != packed.raw:
+            self._raw[key] = packed.raw
+            self._dirty.add(key)
+
+    def drop(self, key: tuple[str, str]) -> None:
+        """A session that is gone: its file, its entry in the pack and its closed turns go at the save."""
+        for held in (self.sessions, self._raw, self._decoded):
+            held.pop(key, None)
+        self._dirty.discard(key)
 
     def compatible(self, opts, fingerprint: str) -> bool:
         """False when everything must be rebuilt (no state, other version, code or options)."""
@@ -250,25 +357,18 @@ class State:
         every session was rendered again (a full build): from PACK_MIN sessions, one pack file."""
         if full and len(self.sessions) >= PACK_MIN:
             self._write_pack()
-        for key in self.dirty:
-            data = self.sessions.get(key)
-            if data is None:
-                continue
-            # orjson writes the dataclasses field for field itself: no copy of a big session's
-            # pages, hashes and ledger rows on every save (dataclasses.asdict deep-copies them).
-            raw = orjson.dumps(data)
-            if self._saved.get(key) != raw:
-                atomic_write(self._session_path(key), raw)
-                self._saved[key] = raw
-        self.dirty.clear()
-        gone = [k for k in self._saved if k not in self.sessions]
+        for key in sorted(self._dirty):
+            atomic_write(self._session_path(key), self._raw[key])
+            self._dirty.discard(key)
+            self._on_disk.add(key)
+        gone = [k for k in self._on_disk if k not in self.sessions]
         for key in gone:
             with suppress(OSError):
                 self._session_path(key).unlink()
             with suppress(OSError):
                 self._session_path(key).parent.rmdir()
             self._drop_turns(key)
-            del self._saved[key]
+            self._on_disk.discard(key)
         if self._packed.intersection(gone):  # (it would come back from the pack)
             self._write_pack()
         raw = orjson.dumps(self.head, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
@@ -281,15 +381,16 @@ class State:
         shutil.rmtree(self.dir.parent / turns_state_dir(*key), ignore_errors=True)
 
     def _write_pack(self) -> None:
-        """Every session's state into the pack; the session files it replaces go (after it, so a
-        crash in between leaves states that are all there, some older: the head, written last,
-        is then older too, and the next build is a full one again)."""
-        raws = {key: orjson.dumps(data) for key, data in self.sessions.items()}
-        with atomic_file(self.dir / PACK) as fh:  # (streamed: the pack is never held twice)
+        """Every session's state into the pack, streamed from the JSON kept; the session files it
+        replaces go (after it, so a crash in between leaves states that are all there, some older:
+        the head, written last, is then older too, and the next build is a full one again)."""
+        with atomic_file(self.dir / PACK) as fh:
             fh.write(b"[")
-            for i, raw in enumerate(raws.values()):
-                fh.write(b"," + raw if i else raw)
+            for i, key in enumerate(self.sessions):
+                if i:
+                    fh.write(b",")
+                fh.write(self._raw[key])
             fh.write(b"]")
         shutil.rmtree(self.dir / "sessions", ignore_errors=True)
-        self._saved, self._packed = raws, set(raws)
-        self.dirty.clear()
+        self._on_disk, self._packed = set(self.sessions), set(self.sessions)
+        self._dirty.clear()

@@ -65,7 +65,7 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     # shard), the unit's last document chunk and its session's metadata shard (the session's last
     # time changed).
     key = unit_key(PROJECT, SID, "main")
-    record = S.State.load(out).sessions[(PROJECT, SID)].transcripts["main"].search
+    record = S.State.load(out).session((PROJECT, SID)).transcripts["main"].search
     last_chunk = (record["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
                        search_docs(key, last_chunk), search_units(key[:2]), SEARCH_DELTA}

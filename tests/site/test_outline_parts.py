@@ -30,7 +30,7 @@ def opts():
 
 
 def _main(out):
-    return State.load(out).sessions[(PROJECT, SID)].transcripts["main"]
+    return State.load(out).session((PROJECT, SID)).transcripts["main"]
 
 
 def _side(out):

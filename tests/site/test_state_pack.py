@@ -31,8 +31,9 @@ def home(tmp_path):
 def _loaded(out) -> dict:
     """Each session's saved state as plain data, the output folders' own mtimes left out."""
     got = {}
-    for key, st in S.State.load(out).sessions.items():
-        data = dataclasses.asdict(st)
+    state = S.State.load(out)
+    for key in state.sessions:
+        data = dataclasses.asdict(state.session(key))
         for t in data["transcripts"].values():
             t.pop("dir_mtime_ns")
         got[key] = data
@@ -82,3 +83,31 @@ def test_a_vanished_session_leaves_the_pack(home, tmp_path, opts, monkeypatch):
     assert _pack_ids(out) == {A, B}
     assert set(_loaded(out)) == {("-home-u-proj", A), ("-home-u-proj", B)}
     assert build(home, out, opts).written == []  # and nothing comes back
+
+
+def test_the_state_keeps_each_session_as_its_json_and_a_brief(home, tmp_path, opts, monkeypatch):
+    monkeypatch.setattr(S, "PACK_MIN", 2)
+    out = tmp_path / "site"
+    build(home, out, opts)
+    pack = orjson.loads((out / ".ccreport" / S.PACK).read_bytes())
+    st = S.State.load(out)
+    for data in pack:
+        key = (data["project"], data["id"])
+        whole = st.session(key)  # decoded again each time, from the JSON the pack holds
+        assert orjson.dumps(whole) == orjson.dumps(data) == orjson.dumps(st.session(key))
+        brief = st.sessions[key]
+        assert brief.info == whole.info and set(brief.transcripts) == set(whole.transcripts)
+        assert all(b.summary == whole.transcripts[tid].summary and b.pages == whole.transcripts[tid].pages
+                   and b.last_page == whole.transcripts[tid].last_page for tid, b in brief.transcripts.items())
+        st.put(S.PackedState.of(whole))  # the same state again: nothing to write
+    before = {p: p.stat().st_mtime_ns for p in (out / ".ccreport").rglob("*.json")}
+    st.save()
+    assert not (out / ".ccreport" / "sessions").exists()
+    assert {p: p.stat().st_mtime_ns for p in (out / ".ccreport").rglob("*.json")} == before
+    whole = st.session(("-home-u-proj", A))
+    whole.info.title = "renamed"
+    st.put(S.PackedState.of(whole))  # a changed state: its own file, over the pack
+    assert st.sessions[("-home-u-proj", A)].info.title == "renamed"
+    st.save()
+    assert orjson.loads((out / ".ccreport" / "sessions" / "-home-u-proj" / f"{A}.json").read_bytes())["info"]["title"] == "renamed"
+    assert S.State.load(out).session(("-home-u-proj", A)).info.title == "renamed"
