@@ -185,14 +185,18 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
         # So is a session whose last update failed (State.redo).
         full = run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
         quiet = not (key in warm and known) and not full and not flipped  # may be left as it is
-        # Outside the changed projects a known session is not even looked at.
         if quiet and known and f.only_projects is not None and pdir not in f.only_projects:
-            _count(run, pdir, st.sessions[key])
-            continue
-        old = st.session(key)
-        if quiet and _unchanged(run, s, old):
-            _count(run, pdir, st.sessions[key])  # unchanged transcripts mean an unchanged row: the saved one
-            continue
+            # Outside the changed projects a known session's files are not looked at, only its
+            # home-file section (a prompt typed, a todo): its state is decoded when it has one.
+            old = None if _home_empty(run, s.id, st.sessions[key]) else st.session(key)
+            if old is None or not _home_moved(run, s, old):
+                _count(run, pdir, st.sessions[key])
+                continue
+        else:
+            old = st.session(key)
+            if quiet and _unchanged(run, s, old):
+                _count(run, pdir, st.sessions[key])  # unchanged transcripts mean an unchanged row: the saved one
+                continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
                                frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all))
         run.dirty.add(pdir)
@@ -211,6 +215,13 @@ def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
             old.transcripts[tid].dir_mtime_ns = stamp
         run.state.put(PackedState.of(old))  # a folder stamp was refreshed
     return unchanged and not _home_moved(run, s, old)
+
+
+def _home_empty(run: _Run, sid: str, brief: SessionBrief) -> bool:
+    """No home file names the session, and none did when it was last rendered: its section is
+    empty both times (_home_moved without decoding its state)."""
+    ex = run.home
+    return ex is None or (not ex.history.get(sid) and not ex.todos.get(sid) and not brief.home_digest)
 
 
 def _home_moved(run: _Run, s, old: SessionState) -> bool:

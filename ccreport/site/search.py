@@ -283,7 +283,6 @@ class SessionIndex:
         self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, postings, u.count, same))
         return {"firsts": u.firsts, "count": u.count, "chain": [u.before, u.chain]}
 
-
     def _spill(self, u: _Unit) -> None:
         """The unit's encoded postings go to its spill file as one run, by shard."""
         if u.spill is None:

@@ -200,12 +200,13 @@ class SessionBrief:
     id: str
     info: SessionInfo
     transcripts: dict[str, TranscriptBrief] = field(default_factory=dict)
+    home_digest: str = ""  # as SessionState.home_digest ("": no home-file section)
 
     @classmethod
     def of(cls, state: SessionState) -> "SessionBrief":
         return cls(state.project, state.id, state.info, {
             tid: TranscriptBrief(ts.summary, ts.pages, ts.source, ts.inode, ts.mtime_ns, ts.team)
-            for tid, ts in state.transcripts.items()})
+            for tid, ts in state.transcripts.items()}, state.home_digest)
 
 
 @dataclass

@@ -11,8 +11,9 @@ import time
 import orjson
 import pytest
 
-from ccreport.site.build import build
+from ccreport.site.build import Follow, build
 from ccreport.site.options import Options
+from ccreport.site.state import State
 from util import SAMPLE_HOME, page_text
 
 ALICE = "4ebd3ba9-3ae8-58e0-b978-920a51c240d3"
@@ -105,6 +106,22 @@ def test_a_prompt_typed_later_moves_only_its_session_overview(home, tmp_path):
     assert [p.split("/site/")[1] for p in res.written] == [f"{ALICE_DIR}/index.html"]
     assert "Typed, never answered (2)" in page_text(out / ALICE_DIR / "index.html")
     assert build(home, out, Options(jobs=1)).written == []
+
+
+def test_a_prompt_typed_during_an_update_of_another_project_moves_its_overview(home, tmp_path):
+    """live.follow rebuilds only the projects whose files changed (Follow.only_projects); a session
+    elsewhere is not read again, but its home-file section is still looked at."""
+    out = tmp_path / "site"
+    assert build(home, out, Options(jobs=1)).errors == []
+    with open(home / "history.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"display": "noch eine Frage?", "pastedContents": {}, "timestamp": int(time.time() * 1000),
+                             "project": "/home/alice/webshop", "sessionId": ALICE}) + "\n")
+    res = build(home, out, Options(jobs=1), follow=Follow(state=State.load(out), only_projects={"-home-dana-atlas"}))
+    assert f"{ALICE_DIR}/index.html" in [p.split("/site/")[1] for p in res.written]
+    assert "Typed, never answered (2)" in page_text(out / ALICE_DIR / "index.html")
+    state = State.load(out)
+    res = build(home, out, Options(jobs=1), follow=Follow(state=state, only_projects={"-home-dana-atlas"}))
+    assert res.written == []
 
 
 def test_without_the_home_files_nothing_is_added(tmp_path):
