@@ -50,12 +50,30 @@ class Todo:
     error: str | None = None
 
 
+# One read-only Store per store folder in this process, while its index file stays the same: a
+# build's worker makes a HomeFiles for every session, and each Store loaded the whole index again
+# (740 KB of JSON for a 300 MB home, 8–13 MB more per worker's peak RSS).
+_READERS: dict[Path, tuple[tuple[int, int] | None, Store]] = {}
+
+
+def _reader(root: Path) -> Store:
+    try:
+        st = (root / "index.json").stat()
+        stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    held = _READERS.get(root)
+    if held is None or held[0] != stamp or stamp is None:
+        held = _READERS[root] = (stamp, Store(root))
+    return held[1]
+
+
 class HomeFiles:
     """Reading the home's own files, the store standing in for what the home lost."""
 
     def __init__(self, home: Path, store: Path | None):
         self.home = Path(home)
-        self.store = Store(store) if store is not None else None
+        self.store = _reader(Path(store)) if store is not None else None
 
     def read(self, relpath: str) -> bytes | None:
         """The bytes of ``relpath`` (posix, under the home): the home's file, else the store's copy."""

@@ -56,3 +56,23 @@ def test_home_files_read_from_the_store_once_the_home_lost_them(tmp_path):
     assert files.names("plans", PLAN_NAME) == [
         "weekly-stock-report.md"]
     assert HomeFiles(home, None).history() == []  # without the store: gone
+
+
+def test_sessions_share_one_store_reader_until_the_store_changes(tmp_path):
+    """A worker reads every session's home files through one Store per store folder (its index is
+    loaded once, not per session); a copy into the store (a new index.json) gives a new one, which
+    sees the new entries."""
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    out = tmp_path / "site"
+    assert build(home, out, Options(jobs=1)).errors == []
+    store = out / ".ccreport" / "store"
+    first = HomeFiles(home, store).store
+    assert HomeFiles(home, store).store is first
+    plan = home / "plans" / "later-plan.md"
+    plan.write_text("# a plan written after the first build\n")
+    assert build(home, out, Options(jobs=1)).errors == []
+    plan.unlink()
+    files = HomeFiles(home, store)
+    assert files.store is not first
+    assert files.read("plans/later-plan.md") == b"# a plan written after the first build\n"
