@@ -3,6 +3,7 @@ the session page (model.turns gathers the figures during the render; this only f
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 
 import orjson
@@ -47,13 +48,15 @@ def _fields(data: dict, cwd: str | None) -> dict:
 
 # (turn as saved, cwd) → its row's HTML, in this process: a row depends on nothing else, and an
 # append changes only the last turns, so a live session's page re-renders only those (a session of
-# 4,000 prompts: ~120 ms of every append otherwise). Bounded: oldest used dropped first.
+# 4,000 prompts: ~120 ms of every append otherwise). Bounded: oldest used dropped first. Keyed by a
+# digest of the turn, not the turn's JSON (~7 KB each with its answer's text: 20,000 of them were
+# ~140 MB); the closed parts' pages skip it (part_html): written once, they would fill it.
 _ROWS: OrderedDict = OrderedDict()
 ROWS_KEPT = 20_000
 
 
 def _row_html(data: dict, cwd: str | None) -> str:
-    key = orjson.dumps([cwd, data])
+    key = hashlib.blake2b(orjson.dumps([cwd, data]), digest_size=16).digest()
     html = _ROWS.get(key)
     if html is None:
         html = _ROWS[key] = _row(_fields(data, cwd))
@@ -62,6 +65,10 @@ def _row_html(data: dict, cwd: str | None) -> str:
     else:
         _ROWS.move_to_end(key)
     return html
+
+
+def _row_fresh(data: dict, cwd: str | None) -> str:
+    return _row(_fields(data, cwd))
 
 
 def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0) -> Markup:
@@ -83,15 +90,17 @@ def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0) -> 
 
 
 def part_html(turns: list, cwd: str | None, base: int) -> Markup:
-    """The outline section of a closed part's page: ``turns``, numbered from ``base`` + 1."""
+    """The outline section of a closed part's page: ``turns``, numbered from ``base`` + 1. Its rows
+    are not cached (_ROWS): a part is written once, when it closes (again only when its session's
+    cwd moves), and a cold build of a session of thousands of prompts would cache every row."""
     heading = f"Prompts {base + 1}–{base + len(turns)}"
     return Markup('<section class="outline" aria-labelledby="outline-h">\n'
-                  f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base)}</section>\n')
+                  f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base, _row_fresh)}</section>\n')
 
 
-def _rows(turns: list, cwd: str | None, base: int) -> str:
+def _rows(turns: list, cwd: str | None, base: int, row=_row_html) -> str:
     start = f' start="{base + 1}"' if base else ""
-    return "".join([f'<ol class="turns"{start}>\n', *(_row_html(data, cwd) for data in turns), "</ol>\n"])
+    return "".join([f'<ol class="turns"{start}>\n', *(row(data, cwd) for data in turns), "</ol>\n"])
 
 
 def _v(value) -> str:

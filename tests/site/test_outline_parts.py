@@ -150,3 +150,32 @@ def test_a_pruned_session_takes_its_parts_and_turns_file(tmp_path, opts):
     res = build(home, out, Options(page_size=4, jobs=1, prune_missing=True))
     assert res.errors == []
     assert not (out / SDIR).exists() and not _side(out).parent.exists()
+
+
+def test_blocks_read_only_the_wanted_ones_and_check_the_file_first(tmp_path, opts):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    st = _main(out)
+    assert st.turns_file["count"] == 3 * PART
+    got = list(turnfile.blocks(out, PROJECT, SID, "main", st, {1, 3}))
+    assert [no for no, _ in got] == [1, 3]
+    assert [[t["no"] for t in block] for _, block in got] == [[1, 2, 3], [7, 8, 9]]
+    assert list(turnfile.blocks(out, PROJECT, SID, "main", st, set())) == []
+    # a file holding fewer turns in the bytes the state vouches for: nothing is given
+    raw = _side(out).read_bytes()
+    _side(out).write_bytes(raw.replace(b"\n", b" ", 1))
+    with pytest.raises(ValueError, match="8 closed turns where the state counts 9"):
+        next(turnfile.blocks(out, PROJECT, SID, "main", st, {2}))
+
+
+def test_the_part_pages_leave_the_row_cache_alone(tmp_path, opts, monkeypatch):
+    from ccreport.site import outline
+    monkeypatch.setattr(outline, "_ROWS", type(outline._ROWS)())
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(11)}})
+    out = tmp_path / "site"
+    assert build(home, out, opts).errors == []
+    st = _main(out)
+    assert st.turns_file["count"] == 3 * PART and (out / SDIR / outline_part(3)).exists()
+    assert len(outline._ROWS) == len(st.turns)  # the session page's rows only
+    assert all(isinstance(k, bytes) and len(k) == 16 for k in outline._ROWS)  # digests, not the turns' JSON
