@@ -201,8 +201,14 @@ class SessionIndex:
             if docs is not None:  # (None: a chunk is gone or broken: the unit is read again whole)
                 firsts = [f for f in old["firsts"] if f[0] < start_no]
                 buffer = docs[:cut % DOCS_PER_CHUNK]
-                old_terms = sorted({t for d in docs[cut % DOCS_PER_CHUNK:] for t in doc_terms(d)})
-                chain = old.get("chain", ["", ""])[0]
+                chain, whole = old.get("chain", ["", ""])
+                # The terms whose postings change are those of the page as the record knows it: a
+                # build killed after rewriting this chunk but before saving its state left other
+                # documents there, and a merge would then miss the shards of the terms only the
+                # record's page had. Such a chunk does not match the record's digest: every shard
+                # is looked at instead (None).
+                page = docs[cut % DOCS_PER_CHUNK:]
+                old_terms = sorted({t for d in page for t in doc_terms(d)}) if _chained(chain, page) == whole else None
             else:
                 cut = 0
         whole = old.get("chain", ["", ""])[1] if old else ""
@@ -229,7 +235,7 @@ class SessionIndex:
         docs = page_docs(messages, url or page_url(transcript_id, no))
         u.firsts.append([no, u.count])
         u.before = u.chain
-        u.chain = hashlib.sha1(u.chain.encode() + orjson.dumps(docs)).hexdigest()[:16]
+        u.chain = _chained(u.chain, docs)
         of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
@@ -305,6 +311,11 @@ class SessionIndex:
             raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
         u.spill.runs.append(run)
         u.encoded, u.chars = {}, 0
+
+
+def _chained(before: str, docs: list) -> str:
+    """The digest of a page's documents chained to the one before it (a unit's record keeps the last two)."""
+    return hashlib.sha1(before.encode() + orjson.dumps(docs)).hexdigest()[:16]
 
 
 def filter_terms(doc: list) -> list[str]:

@@ -157,6 +157,28 @@ def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, 
     assert merged and len(merged) < 6, sizes  # merged now and then, not on every append
 
 
+def test_a_build_killed_before_its_state_was_saved_leaves_no_stale_postings(tmp_path, build_site, monkeypatch):
+    """A build killed after its worker rewrote a unit's last document chunk, before the index and
+    the state were written: the next build must not take the chunk's terms for those of the postings
+    the shards hold (the record's page), or a merge keeps a term that only the old page had."""
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 0)  # every update is merged into the shards at once
+    path = tmp_path / "home/projects/-p/s.jsonl"
+    home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", "opening prompt about zebraold", sid="s")]}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=50)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and "search/d" not in p.as_posix()}
+    path.write_text(json.dumps(user("u0", "opening prompt about otherword", sid="s")) + "\n")
+    build_site(home, out, page_size=50)  # the killed build: only its document chunks are kept
+    for p, raw in before.items():
+        p.write_bytes(raw)
+    with open(path, "a") as fh:
+        fh.write(json.dumps(assistant("a1", [{"type": "text", "text": "an answer"}], sid="s", mid="m1", rid="r1")) + "\n")
+    build_site(home, out, page_size=50)
+    assert "zebraold" not in index_terms(out)
+    cold = tmp_path / "cold"
+    assert index_terms(out) == index_terms(build_site(home, cold, page_size=50) and cold)
+
+
 def test_frequent_terms_go_to_blocks_and_shrink_back(tmp_path, build_site, monkeypatch):
     monkeypatch.setattr(searchindex, "BIG", 60)
     sessions = {f"s{i}.jsonl": [user("u", f"shared term number{i}", sid=f"s{i}")] for i in range(30)}
