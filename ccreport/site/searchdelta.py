@@ -20,7 +20,7 @@ import orjson
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, search_block, search_shard
 from ccreport.site.search import UnitDelta, shard_of
-from ccreport.site.searchindex import EMPTY_DELTA, _block_head, _entry, _load, _names, _Out, _shard_head
+from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, block_head, entry, load_script, names, shard_head
 from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer
 
@@ -39,7 +39,7 @@ class Pending:
 
     @classmethod
     def read(cls, out: Path) -> Pending:
-        data = _load(out, SEARCH_DELTA, HEAD)
+        data = load_script(out, SEARCH_DELTA, HEAD)
         if not isinstance(data, dict):
             return cls()
         p = cls(dict(data.get("cuts") or {}), {}, None if data.get("shards") is None else set(data["shards"]))
@@ -112,12 +112,12 @@ def update(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, delet
         pending.add(d)
     script = pending.script()
     if len(script) > DELTA_MAX or purge:
-        merge(_Out(out, writer, deleted), pending, purge)
+        merge(IndexOut(out, writer, deleted), pending, purge)
         script = EMPTY_DELTA
     writer.write(SEARCH_DELTA, script)
 
 
-def merge(o: _Out, pending: Pending, purge: set) -> None:
+def merge(o: IndexOut, pending: Pending, purge: set) -> None:
     """Splice the delta into the term shards (and the blocks of frequent terms): every shard
     holding a term of the delta, or a base posting of a unit at or after its cut, is rewritten."""
     cuts = dict(pending.cuts)
@@ -129,11 +129,11 @@ def merge(o: _Out, pending: Pending, purge: set) -> None:
     for term in pending.terms:
         by_shard.setdefault(shard_of(term), []).append(term)
     if pending.shards is None or purge:
-        visit = {int(name[:-3], 16) for name in _names(o.out / SEARCH_DIR / "t") if name.endswith(".js")}
+        visit = {int(name[:-3], 16) for name in names(o.out / SEARCH_DIR / "t") if name.endswith(".js")}
     else:
         visit = set(pending.shards)
     for n in sorted(visit | set(by_shard)):
-        sh = _Shard(n, _load(o.out, search_shard(n), _shard_head(n)) or {})
+        sh = _Shard(n, load_script(o.out, search_shard(n), shard_head(n)) or {})
         cut_terms = [t for t in sh.entries if sh.holds(o.out, t, cuts)]
         for term in dict.fromkeys(cut_terms + by_shard.get(n, [])):
             units = sh.units(o.out, term)
@@ -180,13 +180,13 @@ def _in_blocks(e) -> bool:
 
 def _block(out: Path, e: list, b: int) -> list:
     rel = search_block(e[2], e[0], b)
-    return _load(out, rel, _block_head(rel.rsplit("/", 1)[1][:-3])) or []
+    return load_script(out, rel, block_head(rel.rsplit("/", 1)[1][:-3])) or []
 
 
-def _write_shard(o: _Out, sh: _Shard) -> None:
+def _write_shard(o: IndexOut, sh: _Shard) -> None:
     for term in sorted(sh.open):
         units = sh.open[term]
-        e = _entry(o, term, [x for u in sorted(units) if units[u] for x in (u, units[u])], sh.entries.get(term))
+        e = entry(o, term, [x for u in sorted(units) if units[u] for x in (u, units[u])], sh.entries.get(term))
         if e is None:
             sh.entries.pop(term, None)
         else:
@@ -194,6 +194,6 @@ def _write_shard(o: _Out, sh: _Shard) -> None:
     rel = search_shard(sh.n)
     if sh.entries:
         body = orjson.dumps({t: sh.entries[t] for t in sorted(sh.entries)})
-        o.write(rel, _shard_head(sh.n) + body + b");\n")
+        o.write(rel, shard_head(sh.n) + body + b");\n")
     else:
         o.remove(rel)

@@ -2,113 +2,44 @@
 term shards (``search/t/``: term → postings per unit), blocks of frequent terms (``search/b/``),
 unit metadata (``search/u/``) and the manifest. A full build writes the shards here (Fresh); an
 incremental build puts its changes in the pending delta and merges them now and then
-(site.searchdelta), with the helpers below. Why this shape: docs/search.md.
+(site.searchdelta); both write the shard and block scripts through site.searchfiles. Why this
+shape: docs/search.md.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
 from array import array
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 
-from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_block, search_shard, search_units
+from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_shard, search_units
 from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, unit_doc_files
 from ccreport.site.search import unit_key
+from ccreport.site import searchfiles
+from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_head
 from ccreport.site.write import Writer, remove
 
 FORMAT = 3  # 3: the pending delta (search/delta.js)
-BIG = 16_384  # characters of a term's postings above which they go into blocks (see _entry)
-# search/delta.js of a build with nothing pending (site.searchdelta writes the others)
-EMPTY_DELTA = b'ccreportSearch.delta({"cuts":{},"terms":{},"shards":[]});\n'
 # A full build's postings held in the main process before a spill (Fresh). On a 1 GB home the main
 # process peaked at 170 MB while sessions rendered (32 MB: 209 MB; without the index: 160 MB).
 SPILL_BYTES = 4 << 20
-
-
-def _load(out: Path, rel: str, head: bytes) -> object:
-    try:
-        raw = (out / rel).read_bytes()
-        if raw.startswith(head) and raw.endswith(b");\n"):
-            return orjson.loads(raw[len(head):-3])
-    except (OSError, orjson.JSONDecodeError):
-        pass
-    return None
-
-
-def _shard_head(n: int) -> bytes:
-    return b"ccreportSearch.shard(" + str(n).encode() + b","
-
-
-def _block_head(name: str) -> bytes:
-    return b'ccreportSearch.block("' + name.encode() + b'",'
-
-
-def _term_hash(term: str) -> str:
-    return hashlib.sha1(term.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
-@dataclass
-class _Out:
-    """Where the update writes: the site, its writer, the deleted files' list and every index file
-    this update produced (written or already identical)."""
-
-    out: Path
-    writer: Writer
-    deleted: list
-    keep: set = field(default_factory=set)
-
-    def write(self, rel: str, data: bytes) -> None:
-        self.keep.add(rel)
-        self.writer.write(rel, data)
-
-    def remove(self, rel: str) -> None:
-        remove(self.out / rel, self.deleted)
-
-
-def _entry(o: _Out, term: str, flat: list, old):
-    """The shard entry of a term: its postings inline ([unit, postings, ...]), or when they are
-    long, [k, size, hash] with the postings in 2^k blocks by the top k bits of the units' session (so an append
-    rewrites one block, and a query on a frequent term loads blocks of ≤ ~BIG characters)."""
-    size = sum(map(len, flat)) + 3 * len(flat)
-    old_blocks = set()
-    if isinstance(old, list) and old and isinstance(old[0], int):
-        old_blocks = {search_block(old[2], old[0], b) for b in range(1 << old[0])}
-    if size <= BIG:
-        for rel in old_blocks:
-            o.remove(rel)
-        return flat or None
-    k = min(8, (size // BIG).bit_length())
-    h = _term_hash(term)
-    groups: dict[int, list] = {}
-    for i in range(0, len(flat), 2):
-        groups.setdefault(int(flat[i][:8], 16) >> (32 - k), []).extend(flat[i:i + 2])
-    new_blocks = set()
-    for b in range(1 << k):
-        rel = search_block(h, k, b)
-        new_blocks.add(rel)
-        o.write(rel, _block_head(f"{h}-{k}-{b}") + orjson.dumps(groups.get(b, [])) + b");\n")
-    for rel in old_blocks - new_blocks:
-        o.remove(rel)
-    return [k, size, h]
 
 
 def write_fresh(out: Path, writer: Writer, fresh: Fresh, deleted: list) -> None:
     """A full build's term index: every shard written anew (none is read), an empty delta
     (site.searchdelta), and the shards and blocks of an earlier build that this one did not
     produce removed."""
-    o = _Out(out, writer, deleted)
+    o = IndexOut(out, writer, deleted)
     fresh.write(o)
     o.write(SEARCH_DELTA, EMPTY_DELTA)
     for sub in ("t", "b"):
-        for name in _names(out / SEARCH_DIR / sub):
+        for name in names(out / SEARCH_DIR / sub):
             if f"{SEARCH_DIR}/{sub}/{name}" not in o.keep:
                 o.remove(f"{SEARCH_DIR}/{sub}/{name}")
 
@@ -164,7 +95,7 @@ class Fresh:
         pieces.extend(self.pending[n])
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
-    def write(self, o: _Out) -> None:
+    def write(self, o: IndexOut) -> None:
         if self.spill is not None:
             self.spill.flush()
         units = []
@@ -179,9 +110,10 @@ class Fresh:
                     for spill, f in units:
                         _fill(entries, spill, n, f)
                     for term, flat in entries.items():
-                        if sum(map(len, flat)) + 3 * len(flat) > BIG:
-                            entries[term] = _entry(o, term, flat, None)
-                    o.write(search_shard(n), _shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
+                        # (entry's own test, made here so that the many small terms cost no call)
+                        if sum(map(len, flat)) + 3 * len(flat) > searchfiles.BIG:
+                            entries[term] = entry(o, term, flat, None)
+                    o.write(search_shard(n), shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
         finally:
             for _, f in units:
                 f.close()
@@ -192,7 +124,7 @@ class Fresh:
         holds the site's lock, so they are this build's, or a killed one's)."""
         if self.spill is not None:
             self.spill.close()
-        for name in _names(self.spill_dir):
+        for name in names(self.spill_dir):
             if name.startswith(SPILL_PREFIX):
                 remove(self.spill_dir / name, [])
         self.unit_spills = []
@@ -236,13 +168,6 @@ def _first_unit(fragment: list) -> str:
     return fragment[1][0]
 
 
-def _names(folder: Path) -> list[str]:
-    try:
-        return os.listdir(folder)
-    except OSError:
-        return []
-
-
 def drop_units(out: Path, keys: set, deleted: list) -> None:
     """The document scripts of units that are gone (their postings: update_terms)."""
     for key in keys:
@@ -252,13 +177,13 @@ def drop_units(out: Path, keys: set, deleted: list) -> None:
 
 def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:
     """After a full build: document scripts no unit of this build has (an earlier site's)."""
-    for name in _names(out / SEARCH_DIR):  # an earlier layout's scripts and folders
+    for name in names(out / SEARCH_DIR):  # an earlier layout's scripts and folders
         if name not in ("manifest.js", "delta.js", "t", "b", "d", "u"):
             path = out / SEARCH_DIR / name
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else remove(path, deleted)
     chunks = {key: -(-n // DOCS_PER_CHUNK) for key, n in fresh.counts.items()}
     folder = out / SEARCH_DIR / "d"
-    for name in _names(folder):
+    for name in names(folder):
         key, _, rest = name.partition("-")
         if not (rest[:-3].isdigit() and int(rest[:-3]) < chunks.get(key, 0)):
             remove(folder / name, deleted)

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 import pytest
 
 from ccreport.layout import SEARCH_DELTA
-from ccreport.site import searchdelta, searchindex
-from ccreport.site.searchindex import EMPTY_DELTA
+from ccreport.site import searchdelta, searchfiles, searchindex
+from ccreport.site.searchfiles import EMPTY_DELTA
 from ccreport.site.search import shard_of
 from ccreport.site.search import unit_key
 from ccreport.site.searchtext import CAPS
@@ -180,7 +180,7 @@ def test_a_build_killed_before_its_state_was_saved_leaves_no_stale_postings(tmp_
 
 
 def test_frequent_terms_go_to_blocks_and_shrink_back(tmp_path, build_site, monkeypatch):
-    monkeypatch.setattr(searchindex, "BIG", 60)
+    monkeypatch.setattr(searchfiles, "BIG", 60)
     sessions = {f"s{i}.jsonl": [user("u", f"shared term number{i}", sid=f"s{i}")] for i in range(30)}
     home = make_home(tmp_path / "home", {"-p": sessions})
     out = tmp_path / "site"
@@ -198,7 +198,7 @@ def test_a_full_build_spilled_to_disk_writes_the_same_shards(corpus_home, tmp_pa
     """Fresh keeps a full build's postings as the workers' bytes and spills them past a budget:
     with a budget of one byte (a run per session) every shard and block is the same, and the
     spill file is gone. (BIG made small: frequent terms go to blocks.)"""
-    monkeypatch.setattr(searchindex, "BIG", 2000)
+    monkeypatch.setattr(searchfiles, "BIG", 2000)
     build_site(corpus_home, tmp_path / "held")
     monkeypatch.setattr(searchindex, "SPILL_BYTES", 1)
     build_site(corpus_home, tmp_path / "spilled")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ccreport.layout import SEARCH_DELTA
-from ccreport.site import search, searchindex
+from ccreport.site import search, searchfiles
 from util import SAMPLE_HOME, assistant, make_home, user
 
 
@@ -32,7 +32,7 @@ def _pages_home(tmp_path: Path) -> Path:
 def test_a_full_build_is_the_same_whatever_the_segment_bound(tmp_path, build_site, monkeypatch, bound):
     """Sample home and a 20-page session: shards, blocks (BIG made small so that some terms go to
     blocks), document chunks and delta are byte-identical with segments of 1 or 7 postings."""
-    monkeypatch.setattr(searchindex, "BIG", 200)
+    monkeypatch.setattr(searchfiles, "BIG", 200)
     pages = _pages_home(tmp_path)
     want = {}
     for name, home in (("sample", SAMPLE_HOME), ("pages", pages)):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ccreport.site import search, searchindex
+from ccreport.site import search, searchfiles, searchindex
 from util import SAMPLE_HOME, assistant, make_home, user
 
 
@@ -49,7 +49,7 @@ def test_a_full_build_is_the_same_whatever_the_spill_bound(tmp_path, build_site,
     """Shards, blocks (BIG made small), document chunks and delta are byte-identical when units
     spill a run per segment of 1 posting, or after a few hundred characters (the sample home's
     small units stay in memory beside spilled ones of their session), with --jobs 1 and 2."""
-    monkeypatch.setattr(searchindex, "BIG", 200)
+    monkeypatch.setattr(searchfiles, "BIG", 200)
     homes = {"sample": SAMPLE_HOME, "pages": _pages_home(tmp_path)}
     want = {}
     for name, home in homes.items():
@@ -85,7 +85,7 @@ def test_a_session_that_fails_leaves_no_spill_file(tmp_path, build_site, monkeyp
     end, spilled = search.SessionIndex.end, []
 
     def failing_end(self, transcript_id):
-        record = end(self, transcript_id)
+        end(self, transcript_id)
         spilled.extend(s.path for s in self.spills)
         assert all(Path(p).exists() for p in spilled)
         raise RuntimeError("the session fails after its unit spilled")

@@ -1,0 +1,95 @@
+"""The term index's files as written: shard scripts (``search/t/``), the blocks of frequent terms
+(``search/b/``) and the empty pending delta, how they are read back, and where an update writes
+(IndexOut). A full build (site.searchindex) and a merge of the pending delta (site.searchdelta)
+both write them through here. Why this shape: docs/search.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from ccreport.layout import search_block
+from ccreport.site.write import Writer, remove
+
+BIG = 16_384  # characters of a term's postings above which they go into blocks (see entry)
+# search/delta.js of a build with nothing pending (site.searchdelta writes the others)
+EMPTY_DELTA = b'ccreportSearch.delta({"cuts":{},"terms":{},"shards":[]});\n'
+
+
+def load_script(out: Path, rel: str, head: bytes) -> object:
+    try:
+        raw = (out / rel).read_bytes()
+        if raw.startswith(head) and raw.endswith(b");\n"):
+            return orjson.loads(raw[len(head):-3])
+    except (OSError, orjson.JSONDecodeError):
+        pass
+    return None
+
+
+def shard_head(n: int) -> bytes:
+    return b"ccreportSearch.shard(" + str(n).encode() + b","
+
+
+def block_head(name: str) -> bytes:
+    return b'ccreportSearch.block("' + name.encode() + b'",'
+
+
+def term_hash(term: str) -> str:
+    return hashlib.sha1(term.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+@dataclass
+class IndexOut:
+    """Where the update writes: the site, its writer, the deleted files' list and every index file
+    this update produced (written or already identical)."""
+
+    out: Path
+    writer: Writer
+    deleted: list
+    keep: set = field(default_factory=set)
+
+    def write(self, rel: str, data: bytes) -> None:
+        self.keep.add(rel)
+        self.writer.write(rel, data)
+
+    def remove(self, rel: str) -> None:
+        remove(self.out / rel, self.deleted)
+
+
+def entry(o: IndexOut, term: str, flat: list, old):
+    """The shard entry of a term: its postings inline ([unit, postings, ...]), or when they are
+    long, [k, size, hash] with the postings in 2^k blocks by the top k bits of the units' session (so an append
+    rewrites one block, and a query on a frequent term loads blocks of ≤ ~BIG characters)."""
+    size = sum(map(len, flat)) + 3 * len(flat)
+    old_blocks = set()
+    if isinstance(old, list) and old and isinstance(old[0], int):
+        old_blocks = {search_block(old[2], old[0], b) for b in range(1 << old[0])}
+    if size <= BIG:
+        for rel in old_blocks:
+            o.remove(rel)
+        return flat or None
+    k = min(8, (size // BIG).bit_length())
+    h = term_hash(term)
+    groups: dict[int, list] = {}
+    for i in range(0, len(flat), 2):
+        groups.setdefault(int(flat[i][:8], 16) >> (32 - k), []).extend(flat[i:i + 2])
+    new_blocks = set()
+    for b in range(1 << k):
+        rel = search_block(h, k, b)
+        new_blocks.add(rel)
+        o.write(rel, block_head(f"{h}-{k}-{b}") + orjson.dumps(groups.get(b, [])) + b");\n")
+    for rel in old_blocks - new_blocks:
+        o.remove(rel)
+    return [k, size, h]
+
+
+def names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
