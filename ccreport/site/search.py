@@ -191,6 +191,8 @@ class SessionIndex:
         key = unit_key(self.project, self.session_id, transcript_id)
         old = self.records.get(transcript_id)
         at = dict(old["firsts"]) if old else {}
+        # The digests of the documents before the record's last page, and of all of them.
+        before, whole = old.get("chain", ["", ""]) if old else ("", "")
         cut, old_terms, firsts, buffer, chain = 0, (None if old is not None or existed else []), [], [], ""
         # Resumed at the last page (page 1 of a one-page transcript too): its documents are replaced.
         if old and start_no in at and start_no == old["firsts"][-1][0]:
@@ -201,17 +203,16 @@ class SessionIndex:
             if docs is not None:  # (None: a chunk is gone or broken: the unit is read again whole)
                 firsts = [f for f in old["firsts"] if f[0] < start_no]
                 buffer = docs[:cut % DOCS_PER_CHUNK]
-                chain, whole = old.get("chain", ["", ""])
+                chain = before
                 # The terms whose postings change are those of the page as the record knows it: a
                 # build killed after rewriting this chunk but before saving its state left other
                 # documents there, and a merge would then miss the shards of the terms only the
                 # record's page had. Such a chunk does not match the record's digest: every shard
                 # is looked at instead (None).
                 page = docs[cut % DOCS_PER_CHUNK:]
-                old_terms = sorted({t for d in page for t in doc_terms(d)}) if _chained(chain, page) == whole else None
+                old_terms = sorted({t for d in page for t in doc_terms(d)}) if _chained(before, page) == whole else None
             else:
                 cut = 0
-        whole = old.get("chain", ["", ""])[1] if old else ""
         self.units[transcript_id] = _Unit(key, cut, old_terms, old["count"] if old else 0, firsts, buffer,
                                           count=cut, chain=chain, before=chain, old_chain=whole)
 
