@@ -175,13 +175,6 @@ def _reference_md():
     return md
 
 
-def __getattr__(name: str):
-    """``markup._md``: the reference renderer (the tests compare fastmd with it)."""
-    if name == "_md":
-        return _reference_md()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # The Rust port (fastmd) when its wheel is installed (docs/render.md); CCREPORT_MARKDOWN=py forces
 # markdown-it-py, the reference renderer.
 _use_fast = fastmd.available() and os.environ.get("CCREPORT_MARKDOWN", "").lower() != "py"
