@@ -20,7 +20,8 @@ import orjson
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, search_block, search_shard
 from ccreport.site.search import UnitDelta, shard_of
-from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, block_head, entry, load_script, names, shard_head
+from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, block_head, entry, in_blocks, load_script, names
+from ccreport.site.searchfiles import shard_head, shard_script
 from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer
 
@@ -156,7 +157,7 @@ class _Shard:
         if term not in self.open:
             e = self.entries.get(term)
             flat: list = []
-            if _in_blocks(e):
+            if in_blocks(e):
                 for b in range(1 << e[0]):
                     flat.extend(_block(out, e, b))
             elif isinstance(e, list):
@@ -168,14 +169,10 @@ class _Shard:
         """Whether the term's base postings include a unit the delta cuts (for a frequent term,
         only the blocks those units fall in are read)."""
         e = self.entries[term]
-        if not _in_blocks(e):
+        if not in_blocks(e):
             return any(unit in cuts for unit in e[::2])
         blocks = {int(unit[:8], 16) >> (32 - e[0]) for unit in cuts}
         return any(unit in cuts for b in blocks for unit in _block(out, e, b)[::2])
-
-
-def _in_blocks(e) -> bool:
-    return isinstance(e, list) and bool(e) and isinstance(e[0], int)
 
 
 def _block(out: Path, e: list, b: int) -> list:
@@ -193,7 +190,6 @@ def _write_shard(o: IndexOut, sh: _Shard) -> None:
             sh.entries[term] = e
     rel = search_shard(sh.n)
     if sh.entries:
-        body = orjson.dumps({t: sh.entries[t] for t in sorted(sh.entries)})
-        o.write(rel, shard_head(sh.n) + body + b");\n")
+        o.write(rel, shard_script(sh.n, sh.entries))
     else:
         o.remove(rel)

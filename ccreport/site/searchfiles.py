@@ -39,6 +39,16 @@ def block_head(name: str) -> bytes:
     return b'ccreportSearch.block("' + name.encode() + b'",'
 
 
+def shard_script(n: int, entries: dict) -> bytes:
+    """Shard n as written: its entries (term → postings inline, or where its blocks are) in term order."""
+    return shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n"
+
+
+def in_blocks(e) -> bool:
+    """Whether a shard entry puts its term's postings in blocks ([k, size, hash], see entry)."""
+    return isinstance(e, list) and bool(e) and isinstance(e[0], int)
+
+
 def term_hash(term: str) -> str:
     return hashlib.sha1(term.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
@@ -67,7 +77,7 @@ def entry(o: IndexOut, term: str, flat: list, old):
     rewrites one block, and a query on a frequent term loads blocks of ≤ ~BIG characters)."""
     size = sum(map(len, flat)) + 3 * len(flat)
     old_blocks = set()
-    if isinstance(old, list) and old and isinstance(old[0], int):
+    if in_blocks(old):
         old_blocks = {search_block(old[2], old[0], b) for b in range(1 << old[0])}
     if size <= BIG:
         for rel in old_blocks:

@@ -22,7 +22,7 @@ from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, unit_doc_files
 from ccreport.site.search import unit_key
 from ccreport.site import searchfiles
-from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_head
+from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_script
 from ccreport.site.write import Writer, remove
 
 FORMAT = 3  # 3: the pending delta (search/delta.js)
@@ -113,7 +113,7 @@ class Fresh:
                         # (entry's own test, made here so that the many small terms cost no call)
                         if sum(map(len, flat)) + 3 * len(flat) > searchfiles.BIG:
                             entries[term] = entry(o, term, flat, None)
-                    o.write(search_shard(n), shard_head(n) + orjson.dumps({t: entries[t] for t in sorted(entries)}) + b");\n")
+                    o.write(search_shard(n), shard_script(n, entries))
         finally:
             for _, f in units:
                 f.close()
