@@ -97,6 +97,27 @@ class UnitSpill:
     runs: list = field(default_factory=list)  # an array("Q") of SHARDS + 1 offsets per run
 
 
+def write_run(f, shard_bytes) -> array:
+    """One spill run appended to ``f``: every shard's bytes (``shard_bytes(n)``, b"" for none) in
+    shard order. Gives its offsets: shard n's bytes lie from run[n] to run[n + 1]. (A unit's spill
+    file here, and searchindex.Fresh's own.)"""
+    run = array("Q", [f.seek(0, os.SEEK_END)])
+    for n in range(SHARDS):
+        f.write(shard_bytes(n))
+        run.append(f.tell())
+    return run
+
+
+def run_pieces(f, runs: list, n: int) -> list[bytes]:
+    """Shard n's bytes of each of ``runs`` in ``f`` (of those that have some), in run order."""
+    pieces = []
+    for run in runs:
+        if run[n + 1] > run[n]:
+            f.seek(run[n])
+            pieces.append(f.read(run[n + 1] - run[n]))
+    return pieces
+
+
 @dataclass
 class SessionPart:
     """A full build's share of one session in the term shards, made in the worker so that the main
@@ -302,11 +323,7 @@ class SessionIndex:
             u.spill, u.spill_file = UnitSpill(u.key, path), os.fdopen(fd, "wb")
         f, by_shard = u.spill_file, _by_shard(u.encoded)
         try:
-            run = array("Q", [f.tell()])
-            for n in range(SHARDS):
-                if n in by_shard:
-                    f.write(orjson.dumps(by_shard[n]))
-                run.append(f.tell())
+            run = write_run(f, lambda n: orjson.dumps(by_shard[n]) if n in by_shard else b"")
             f.flush()
         except OSError as exc:
             raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc

@@ -8,7 +8,6 @@ shape: docs/search.md.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from array import array
@@ -19,8 +18,8 @@ import orjson
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_shard, search_units
 from ccreport.layout import session_url
-from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, unit_doc_files
-from ccreport.site.search import unit_key
+from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, run_pieces
+from ccreport.site.search import unit_doc_files, unit_key, write_run
 from ccreport.site import searchfiles
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_script
 from ccreport.site.write import Writer, remove
@@ -78,21 +77,12 @@ class Fresh:
         if self.spill is None:
             self.spill_dir.mkdir(parents=True, exist_ok=True)
             self.spill = tempfile.TemporaryFile(dir=self.spill_dir)
-        run = array("Q", [self.spill.seek(0, os.SEEK_END)])
-        for n in range(SHARDS):
-            self.spill.write(b",".join(self.pending[n]))
-            run.append(self.spill.tell())
-        self.runs.append(run)
+        self.runs.append(write_run(self.spill, lambda n: b",".join(self.pending[n])))
         self.pending, self.size = [[] for _ in range(SHARDS)], 0
 
     def _sessions(self, n: int) -> list:
         """Shard n's fragments: [[term, [unit, postings, …], …] of each session]."""
-        pieces = []
-        for run in self.runs:
-            if run[n + 1] > run[n]:
-                self.spill.seek(run[n])
-                pieces.append(self.spill.read(run[n + 1] - run[n]))
-        pieces.extend(self.pending[n])
+        pieces = run_pieces(self.spill, self.runs, n) + self.pending[n]
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
     def write(self, o: IndexOut) -> None:
@@ -133,13 +123,8 @@ class Fresh:
 def _fill(entries: dict[str, list], spill: UnitSpill, n: int, f) -> None:
     """A spilled unit's postings in shard n, put in its places in ``entries`` (its session's
     fragment holds "" there): each term's runs joined in run order."""
-    pieces = []
-    for run in spill.runs:
-        if run[n + 1] > run[n]:
-            f.seek(run[n])
-            pieces.append(f.read(run[n + 1] - run[n]))
     runs: dict[str, list] = defaultdict(list)
-    for flat in orjson.loads(b"[" + b",".join(pieces) + b"]"):
+    for flat in orjson.loads(b"[" + b",".join(run_pieces(f, spill.runs, n)) + b"]"):
         deque(map(list.append, map(runs.__getitem__, flat[::2]), flat[1::2]), 0)
     for term, postings in runs.items():
         flat = entries[term]
