@@ -52,8 +52,7 @@ def write_stray(ex: HomeExtras, writer, deleted: list) -> None:
     """The page of the history lines that are not prompts of a session (malformed, another shape,
     no session id), each as it is, escaped, with its line number; removed when there are none."""
     if not ex.stray:
-        if (writer.out / HISTORY_PAGE).exists():
-            remove(writer.out / HISTORY_PAGE, deleted)
+        remove(writer.out / HISTORY_PAGE, deleted)  # (records it only when there was one)
         return
     lines = [{"line": p.line, "why": p.error, "text": p.display} for p in ex.stray]
     crumbs = [{"label": "history.jsonl", "url": None}]

@@ -16,6 +16,7 @@ from ccreport.site.state import TranscriptState
 from ccreport.site.write import Writer
 from ccreport.source.home import Session
 
+
 def write_parts(s: Session, main: TranscriptState | None, closed: list[list], writer: Writer,
                 project_title: str, cwd: str | None, rewrite: bool) -> None:
     """Write the part pages that need it: those that just closed (``closed``, the last blocks, in

@@ -200,7 +200,7 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
         if prefix in groups:
             g = groups[prefix]
             writer.write(rel, b"ccreportSearch.units(" + orjson.dumps({k: g[k] for k in sorted(g)}) + b");\n")
-        elif (writer.out / rel).exists():
+        else:
             remove(writer.out / rel, deleted)
     projects = [{"dir": p, "title": titles.get(p, p)} for p in catalog_projects]
     manifest = {"format": FORMAT, "shards": SHARDS, "chunk": DOCS_PER_CHUNK, "projects": projects}
