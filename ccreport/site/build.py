@@ -5,7 +5,6 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 from __future__ import annotations
 
 import shutil
-import signal
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,6 +23,7 @@ from ccreport.site.homepages import show_home
 from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
+from ccreport.site.siblings import for_worker, project_ids, start_worker
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
 from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
@@ -276,14 +276,14 @@ def _outcomes(jobs: list[SessionJob], n: int, stop, started):
                 raise Interrupted()
             yield run_job(j)
         return
-    # Workers ignore Ctrl-C: the main process stops the build (and says so) instead of every
-    # worker printing its own KeyboardInterrupt traceback.
     # (imported here: a one-process build, and every small home's, does without it: ~13 ms)
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=n, initializer=partial(signal.signal, signal.SIGINT, signal.SIG_IGN))
+    ids = project_ids(j.session for j in jobs)
+    pool = ProcessPoolExecutor(max_workers=n, initializer=start_worker, initargs=(ids,))
     try:
-        results = pool.map(run_job, jobs, chunksize=1)  # (a fork start method forks every worker here)
+        # (a fork start method forks every worker here)
+        results = pool.map(run_job, map(for_worker, jobs), chunksize=1)
         started()
         for r in results:
             if stop is not None and stop.is_set():

@@ -25,6 +25,7 @@ from ccreport.site.outlineparts import write_parts
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
 from ccreport.site.plan import team_names
+from ccreport.site.siblings import in_project
 from ccreport.site.state import HEAD_BYTES, PackedState, SessionInfo, SessionState, TranscriptState, head_hash
 from ccreport.site.teampage import team_view
 from ccreport.site.toolresults import copier
@@ -204,7 +205,7 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     main = new_ts.get("main")
     fork = main.summary.fork if main is not None else None
     if fork:
-        fork = dict(fork, url=FORK_POINT if fork.get("parent") in s.project.sessions else None)
+        fork = dict(fork, url=FORK_POINT if in_project(s, fork.get("parent")) else None)
     return {"runs": rows, "team": team_view(s, [ts.team for ts in new_ts.values() if ts.team]), "fork": fork}
 
 

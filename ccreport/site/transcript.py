@@ -32,6 +32,7 @@ from ccreport.site import search
 from ccreport.site.agentpages import back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
+from ccreport.site.siblings import in_project
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
@@ -327,8 +328,7 @@ def _fork_parent_known(s: Session, page: Page) -> bool:
     """Whether the page's fork note can link to the parent (site.forks writes the redirect then)."""
     for m in page.messages:
         if m.kind == "fork":
-            parent = (m.entry or {}).get("parentSessionId")
-            return isinstance(parent, str) and (parent in s.project.sessions)
+            return in_project(s, (m.entry or {}).get("parentSessionId"))
     return False
 
 

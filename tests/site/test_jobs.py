@@ -1,0 +1,63 @@
+"""What a pooled build sends its workers: a job carries its own session, not its project's others
+(pickling the project with every job made a build quadratic in the sessions of a project)."""
+
+from __future__ import annotations
+
+import pickle
+
+import orjson
+
+from ccreport.site import siblings
+from ccreport.site.build import build
+from ccreport.site.options import Options
+from ccreport.site.session import SessionJob
+from ccreport.source.home import discover
+from util import SAMPLE_HOME
+
+FORK = "p/-home-dana-atlas/fe234eaf-605b-5cd1-a315-5f80d8b20db6"
+
+
+def _home(root, n: int):
+    proj = root / "projects" / "-home-u-proj"
+    proj.mkdir(parents=True)
+    for i in range(n):
+        sid = f"00000000-0000-0000-0000-{i:012d}"
+        line = {"type": "user", "uuid": f"u{i}", "sessionId": sid, "timestamp": "2025-06-01T10:00:00.000Z",
+                "message": {"role": "user", "content": f"hello {i}"}}
+        (proj / f"{sid}.jsonl").write_bytes(orjson.dumps(line) + b"\n")
+    return root
+
+
+def _job_bytes(home, out) -> int:
+    catalog = discover(home)
+    s = next(iter(catalog.sessions()))
+    return len(pickle.dumps(siblings.for_worker(SessionJob(session=s, out=out, opts=Options(), project_title="p"))))
+
+
+def test_a_job_pickles_to_the_same_size_whatever_the_project_holds(tmp_path):
+    small = _job_bytes(_home(tmp_path / "a", 3), tmp_path / "o")
+    large = _job_bytes(_home(tmp_path / "b", 3000), tmp_path / "o")
+    assert large == small  # same names' lengths: not one byte of the other 2,999 sessions
+
+
+def test_a_worker_knows_the_sessions_of_the_project_it_was_told(tmp_path):
+    catalog = discover(_home(tmp_path / "h", 4))
+    s = next(iter(catalog.sessions()))
+    ids = siblings.project_ids(catalog.sessions())
+    job = pickle.loads(pickle.dumps(siblings.for_worker(SessionJob(session=s, out=tmp_path, opts=Options(),
+                                                                    project_title="p"))))
+    assert job.session.project.sessions == {}
+    other = "00000000-0000-0000-0000-000000000003"
+    try:
+        assert not siblings.in_project(job.session, other)
+        siblings.start_worker(ids)
+        assert siblings.in_project(job.session, other) and not siblings.in_project(job.session, "nope")
+    finally:
+        siblings.start_worker({})
+
+
+def test_a_pooled_build_still_links_a_fork_to_its_parent(tmp_path):
+    res = build(SAMPLE_HOME, tmp_path / "site", Options(jobs=2))
+    assert not res.errors
+    page = (tmp_path / "site" / FORK / "page-0001.html").read_text(encoding="utf-8")
+    assert 'href="fork-point.html"' in page and (tmp_path / "site" / FORK / "fork-point.html").exists()
