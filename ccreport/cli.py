@@ -69,23 +69,42 @@ def default_site() -> Path:
     """Where `serve` builds when not told: the user's cache folder, never the current one."""
     cache = os.environ.get("XDG_CACHE_HOME") or ""
     return (Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache") / "ccreport" / "site"
-def _lock_site(out: Path, command: str):
-    """The site's lock (site/lock.py), held: another writer at work → exit 2, naming it."""
-    from ccreport.site.lock import SiteLock, SiteLocked
+def _lock_site(out: Path, command: str, store: Path | None = None):
+    """The site's lock (site/lock.py), and an outside store's too, held: another writer still at
+    work after a short wait → exit 2, naming it."""
+    from ccreport.site.lock import SiteLock, SiteLocked, StoreLock
 
-    lock = SiteLock(out, f"ccreport {command} " + " ".join(sys.argv[2:])[:200])
-    try:
-        lock.acquire()
-    except SiteLocked as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"cannot write the site to {out}: {exc.strerror or exc}")
-    return lock
+    name = f"ccreport {command} " + " ".join(sys.argv[2:])[:200]
+    def say(msg: str) -> None:
+        click.echo(f"ccreport: {msg}", err=True)
+
+    locks = [SiteLock(out, name, on_wait=say)] + ([StoreLock(store, name, on_wait=say)] if store is not None else [])
+    for n, lock in enumerate(locks):
+        try:
+            lock.acquire()
+        except (SiteLocked, OSError) as exc:
+            for held in locks[:n]:
+                held.release()
+            if isinstance(exc, SiteLocked):
+                _fail(str(exc))
+            _fail(f"cannot write {'the site to ' if n == 0 else ''}{lock.what}: {exc.strerror or exc}")
+    return _Held(locks)
+
+
+class _Held:
+    """Locks taken in order, let go in the reverse order."""
+
+    def __init__(self, locks: list):
+        self.locks = locks
+
+    def release(self) -> None:
+        for lock in reversed(self.locks):
+            lock.release()
 
 
 @contextmanager
-def _one_writer(out: Path, command: str):
-    lock = _lock_site(out, command)
+def _one_writer(out: Path, command: str, store: Path | None = None):
+    lock = _lock_site(out, command, store)
     try:
         yield
     finally:
@@ -180,7 +199,7 @@ def build(home, out, page_size, jobs, quiet, store, no_store, prune_missing, ver
                    prune_missing=prune_missing, verify_store=verify_store)
     progress = _Progress(not quiet)
     try:
-        with _one_writer(out, "build"), _errors(f"cannot write the site to {out}"):
+        with _one_writer(out, "build", None if no_store else store), _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, opts, progress=progress)
     except KeyboardInterrupt:
         progress.close()
@@ -436,9 +455,10 @@ def restore(session, home, to, out, store):
     from ccreport.source.store import Store
 
     dest = to if to is not None else resolve_home(str(home) if home else None)
+    root = _store_of(out, store)
     try:
-        with _errors(f"cannot write into {dest}", 1):
-            res = run_restore(Store(_store_of(out, store)), session, dest)
+        with _one_writer(out, "restore", store), _errors(f"cannot write into {dest}", 1):
+            res = run_restore(Store(root), session, dest)
     except RestoreError as exc:
         _fail(str(exc), 1)
     for path in res.written:
@@ -464,11 +484,14 @@ def forget(session, home, out, store, page_size):
     root = _store_of(out, store)
     with _errors():
         catalog = discover(home)
-    try:
-        keys = run_forget(Store(root), session, catalog)
-    except RestoreError as exc:
-        _fail(str(exc), 1)
-    with _errors(f"cannot write the site to {out}"):
-        res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
+    # One writer: a running `serve --watch` or build of this site (or of another site on the same
+    # store) would otherwise write the store and the pages while they are being forgotten.
+    with _one_writer(out, "forget", store):
+        try:
+            keys = run_forget(Store(root), session, catalog)
+        except RestoreError as exc:
+            _fail(str(exc), 1)
+        with _errors(f"cannot write the site to {out}"):
+            res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
     _report(res, out, False)
     click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)

@@ -1,6 +1,8 @@
-"""One writer per site: ``build``, ``watch`` and ``serve --watch`` hold ``<out>/.ccreport/lock``
-while they write (two builds of different homes into one folder left a mixed site that stayed
-wrong after a later clean build).
+"""One writer per site: ``build``, ``watch``, ``serve``, ``forget`` and ``restore`` hold
+``<out>/.ccreport/lock`` while they write (two builds of different homes into one folder left a
+mixed site that stayed wrong after a later clean build); given a ``--store`` of its own, a command
+also holds ``<store>/lock``, so sites sharing one store write it one at a time. A second writer
+says whom it waits for, waits a little, then gives up naming the holder.
 
 The lock is an ``fcntl.flock`` on that file: the kernel drops it when its holder dies, even by
 ``kill -9``, so a stale lock is simply taken over. The file also says who holds it (pid, host,
@@ -61,12 +63,14 @@ def _alive(pid: int) -> bool:
 
 class SiteLock:
     """``with SiteLock(out, "build"):`` — raises SiteLocked when another writer holds the site
-    for longer than ``wait`` seconds."""
+    for longer than ``wait`` seconds. ``on_wait(message)`` is called once when it has to wait."""
 
-    def __init__(self, out: Path, command: str, wait: float = WAIT_S):
+    def __init__(self, out: Path, command: str, wait: float = WAIT_S, on_wait=None):
         self.path = out / STATE_DIR / LOCK_NAME
+        self.what = str(out)
         self.me = Holder(os.getpid(), socket.gethostname(), command, time.strftime("%Y-%m-%d %H:%M:%S"))
         self.wait = wait
+        self.on_wait = on_wait
         self.fd: int | None = None
         self.made: list[Path] = []
 
@@ -83,12 +87,16 @@ class SiteLock:
         self.made = [d for d in (self.path.parent.parent, self.path.parent) if not d.exists()]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + self.wait
+        told = self.on_wait is None
         while not self._try():
+            holder = _read_holder(self.path)
+            who = holder.describe() if holder else "another ccreport process"
             if time.monotonic() >= deadline:
-                holder = _read_holder(self.path)
-                who = holder.describe() if holder else "another ccreport process"
-                raise SiteLocked(f"{self.path.parent.parent} is being written by {who}; "
+                raise SiteLocked(f"{self.what} is being written by {who}; "
                                  f"wait for it to finish (or stop it), then run this again")
+            if not told:
+                self.on_wait(f"{self.what} is being written by {who}; waiting up to {self.wait:g} s")
+                told = True
             time.sleep(_POLL_S)
         os.ftruncate(self.fd, 0)
         os.pwrite(self.fd, json.dumps(asdict(self.me)).encode("utf-8"), 0)
@@ -145,3 +153,13 @@ class SiteLock:
                 folder.rmdir()  # only when still empty
             except OSError:
                 break
+
+
+class StoreLock(SiteLock):
+    """The source store's own lock (``<store>/lock``), taken after the site's by every command that
+    writes the store: two sites sharing one ``--store`` are written one at a time."""
+
+    def __init__(self, store: Path, command: str, wait: float = WAIT_S, on_wait=None):
+        super().__init__(store, command, wait, on_wait)
+        self.path = store / LOCK_NAME
+        self.what = f"the archive {store}"

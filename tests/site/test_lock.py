@@ -94,3 +94,34 @@ def test_two_homes_built_into_one_site_at_once(tmp_path):
     p = cli("build", "--home", str(second), "--out", str(site), "-q", "--prune-missing")
     assert p.communicate(timeout=60) and p.returncode == 0
     assert_same_as_cold(second, site, tmp_path, Options(jobs=1))
+
+
+def test_forget_and_restore_wait_for_the_site_and_say_so(tmp_path):
+    """'One writer at a time, for every command that writes': forget wrote the store and the site
+    without the lock and could race a running serve --watch."""
+    home, site = make_live_home(tmp_path / "home"), tmp_path / "site"
+    p = cli("build", "--home", str(home), "--out", str(site), "-q")
+    assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
+    store = sorted((site / ".ccreport" / "store").rglob("*"))
+    with SiteLock(site, "ccreport serve --watch"):
+        for command in (["forget", "no-such-session"], ["restore", "no-such-session", "--to", str(tmp_path / "to")]):
+            p = cli(*command, "--home", str(home), "--out", str(site))
+            _, err = p.communicate(timeout=60)
+            assert p.returncode == 2, (command, err)
+            assert "waiting up to" in err and f"pid {os.getpid()}" in err and "ccreport serve --watch" in err, err
+    assert sorted((site / ".ccreport" / "store").rglob("*")) == store  # nothing was touched meanwhile
+
+
+def test_two_sites_sharing_a_store_write_it_one_at_a_time(tmp_path):
+    from ccreport.site.lock import StoreLock
+
+    home, store = make_live_home(tmp_path / "home"), tmp_path / "store"
+    with StoreLock(store, "ccreport build --out first-site"):
+        p = cli("build", "--home", str(home), "--out", str(tmp_path / "second"), "--store", str(store), "-q")
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 2 and f"the archive {store} is being written by" in err, err
+        assert "ccreport build --out first-site" in err
+    assert not (tmp_path / "second" / ".ccreport" / LOCK_NAME).exists()  # its own lock let go as it gave up
+    p = cli("build", "--home", str(home), "--out", str(tmp_path / "second"), "--store", str(store), "-q")
+    assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
+    assert (store / "index.json").is_file() and not (store / LOCK_NAME).exists()
