@@ -405,8 +405,17 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
 @click.option("--project", default=None, metavar="TEXT", help="Only projects whose folder or cwd contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
 @click.option("--all", "-a", "show_empty", is_flag=True, help="Also list empty sessions (no prompt and no answer).")
-def list_sessions(home, project, as_json, show_empty):
+@click.option("--generations", metavar="SESSION", default=None,
+              help="List the versions the archive keeps of each file of SESSION instead (for restore --generation).")
+@click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="With --generations: the site whose archive is read.")
+@click.option("--store", type=click.Path(path_type=Path), default=None,
+              help="With --generations: the archive folder (default: SITE/.ccreport/store).")
+def list_sessions(home, project, as_json, show_empty, generations, site, store):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
+    if generations is not None:
+        _list_generations(generations, _store_of(site, store), as_json)
+        return
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     with _errors():
@@ -415,6 +424,26 @@ def list_sessions(home, project, as_json, show_empty):
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
         click.echo(f"ccreport: {len(rows) - len(shown)} empty sessions not shown (--all lists them)", err=True)
+
+
+def _list_generations(session: str, root: Path, as_json: bool) -> None:
+    from ccreport.source.restore import RestoreError, generations
+    from ccreport.source.store import Store
+
+    try:
+        files = generations(Store(root), session)
+    except RestoreError as exc:
+        _fail(str(exc), 1)
+    if as_json:
+        click.echo(orjson.dumps([{"file": f.relpath, "generations": [{"generation": n, "size": size, "seen": seen}
+                                 for n, (size, seen) in enumerate(f.generations, 1)]} for f in files],
+                                option=orjson.OPT_INDENT_2).decode())
+        return
+    for f in files:
+        click.echo(f.relpath)
+        for n, (size, seen) in enumerate(f.generations, 1):
+            when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(seen))
+            click.echo(f"  generation {n}: {size:,} bytes, last seen {when} UTC")
 
 
 @cli.command()
@@ -449,7 +478,10 @@ def _store_of(out: Path, store: Path | None) -> Path:
 @click.option("--out", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
               help="The site whose archive holds the session.")
 @click.option("--store", type=click.Path(path_type=Path), default=None, help="The archive folder (default: OUT/.ccreport/store).")
-def restore(session, home, to, out, store):
+@click.option("--generation", type=click.IntRange(1), default=None,
+              help="Write version N of each file (1 = the oldest; `list --generations SESSION` lists them); "
+                   "default: the newest.")
+def restore(session, home, to, out, store, generation):
     """Write a session's files back from the archive, byte-exact (claude --resume works again)."""
     from ccreport.source.restore import RestoreError, restore as run_restore
     from ccreport.source.store import Store
@@ -458,7 +490,7 @@ def restore(session, home, to, out, store):
     root = _store_of(out, store)
     try:
         with _one_writer(out, "restore", store), _errors(f"cannot write into {dest}", 1):
-            res = run_restore(Store(root), session, dest)
+            res = run_restore(Store(root), session, dest, generation)
     except RestoreError as exc:
         _fail(str(exc), 1)
     for path in res.written:

@@ -35,9 +35,9 @@ def session_keys(store: Store, sid: str) -> list[str]:
     return keys
 
 
-def _same(path: Path, store: Store, r: str) -> bool:
+def _same(path: Path, store: Store, r: str, generation: int = -1) -> bool:
     """Whether the existing ``path`` holds exactly the kept bytes (streamed, hashed)."""
-    with open(path, "rb") as a, store.open(r) as b:
+    with open(path, "rb") as a, store.open(r, generation) as b:
         while True:
             x, y = a.read(1 << 20), b.read(1 << 20)
             if x != y:
@@ -52,24 +52,56 @@ class Restored:
     same: list = field(default_factory=list)  # already there, identical
 
 
-def restore(store: Store, sid: str, home: Path) -> Restored:
-    """Write every kept file of the session back under ``home`` (byte-exact; newest version).
-    Refuses, before writing anything, when a different file is in the way."""
+@dataclass
+class KeptFile:
+    """One archived file of a session and its generations, oldest first: (size, when last seen)."""
+
+    relpath: str
+    generations: list[tuple[int, float]]
+
+
+def generations(store: Store, sid: str) -> list[KeptFile]:
+    """Every archived file of the session with the versions the store keeps of it (a file Claude
+    Code rewrote rather than appended to has several)."""
+    files = sorted({r for k in session_keys(store, sid) for r in store.index["sessions"][k]["files"]})
+    out = []
+    for r in files:
+        m = store.manifest(r)
+        if m is not None:
+            out.append(KeptFile(r, [(g.size, g.seen) for g in m.generations]))
+    return out
+
+
+def _generation_of(store: Store, r: str, generation: int | None) -> int:
+    """The store's index of version ``generation`` (1 = oldest) of ``r``; its newest when it has fewer."""
+    if generation is None:
+        return -1
+    m = store.manifest(r)
+    return min(generation, len(m.generations)) - 1 if m is not None else -1
+
+
+def restore(store: Store, sid: str, home: Path, generation: int | None = None) -> Restored:
+    """Write every kept file of the session back under ``home`` (byte-exact; the newest version, or
+    version ``generation`` — 1 is the oldest — of each file that has that many). Refuses, before
+    writing anything, when a different file is in the way."""
+    if generation is not None and generation < 1:
+        raise RestoreError(f"not a generation: {generation} (they count from 1, the oldest)")
     files = sorted({r for k in session_keys(store, sid) for r in store.index["sessions"][k]["files"]})
     res, todo = Restored(), []
     for r in files:
         dest = home / r
+        gen = _generation_of(store, r, generation)
         if not contained(dest, home) or ".." in Path(r).parts:
             raise RestoreError(f"refusing a path outside the home: {r}")
         if dest.exists() or dest.is_symlink():
-            if not dest.is_file() or not _same(dest, store, r):
+            if not dest.is_file() or not _same(dest, store, r, gen):
                 raise RestoreError(f"{dest} exists and differs from the archived copy; nothing was written "
                                    "(move it away to restore)")
             res.same.append(str(dest))
         else:
-            todo.append((r, dest))
-    for r, dest in todo:
-        with store.open(r) as src, atomic_file(dest) as fh:
+            todo.append((r, dest, gen))
+    for r, dest, gen in todo:
+        with store.open(r, gen) as src, atomic_file(dest) as fh:
             while chunk := src.read(1 << 20):
                 fh.write(chunk)
         res.written.append(str(dest))

@@ -136,6 +136,34 @@ def test_restore_round_trip_and_refusal(tmp_path):
     assert _run("restore", "../etc", "--home", home, "--out", out)[0] == 1
 
 
+def test_older_generations_are_listed_and_restored(tmp_path):
+    """A file Claude Code rewrote (not appended to) keeps its earlier version in the store; `list
+    --generations` shows them and `restore --generation N` writes version N back."""
+    home = tmp_path / "home"
+    shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
+    sid = "fa85718f-1a31-5507-a654-e710c7269adb"
+    rel = f"projects/-Users-chika-dev-dotfiles/{sid}.jsonl"
+    first = (home / rel).read_bytes()
+    out = tmp_path / "site"
+    assert _run("build", "--home", home, "--out", out, "-j", "1", "-q")[0] == 0
+    second = first.split(b"\n", 1)[1]  # rewritten without its first line: a new generation
+    (home / rel).write_bytes(second)
+    assert _run("build", "--home", home, "--out", out, "-j", "1", "-q")[0] == 0
+    code, stdout, _ = _run("list", "--generations", sid[:8], "--site", out)
+    assert code == 0 and rel in stdout
+    assert f"generation 1: {len(first):,} bytes" in stdout and f"generation 2: {len(second):,} bytes" in stdout
+    code, stdout, _ = _run("list", "--generations", sid, "--site", out, "--json")
+    kept = {f["file"]: [g["size"] for g in f["generations"]] for f in orjson.loads(stdout)}
+    assert code == 0 and kept[rel] == [len(first), len(second)]
+    for n, want in ((1, first), (2, second), (9, second)):  # 9: past the last, each file's newest
+        dest = tmp_path / f"gen{n}"
+        assert _run("restore", sid, "--to", dest, "--out", out, "--generation", n)[0] == 0
+        assert (dest / rel).read_bytes() == want
+    assert _run("restore", sid, "--to", tmp_path / "g0", "--out", out, "--generation", 0)[0] == 2
+    code, _, err = _run("list", "--generations", "nope", "--site", out)
+    assert code == 1 and "no session nope" in err
+
+
 def test_unlistable_project_folder_is_reported_and_kept_unchanged(tmp_path):
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
