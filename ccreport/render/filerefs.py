@@ -59,3 +59,23 @@ def ref_html(ref: FileRef, inner_html: str | None) -> str:
     if inner_html is None:
         return code
     return f'<span class="rlink">{inner_html}</span> {code}'
+
+
+# A Markdown link as written, on one line: [text](target) (with an optional <…> around the target).
+LINK_SOURCE = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?\s*\)")
+
+
+def refs_as_text(line: str, wrap=lambda shown: shown) -> str:
+    """The links of ``line`` to file references written as the file's name and lines (``wrap`` puts
+    them in a code span for Markdown), the link's text kept in front when it says more; a link
+    inside a code span is left as written."""
+    if "](" not in line:
+        return line
+
+    def one(m: re.Match) -> str:
+        ref = file_ref(m.group(2))
+        if ref is None or m.string[:m.start()].count("`") % 2:
+            return m.group(0)
+        return wrap(ref.shown) if ref.names(m.group(1)) else f"{m.group(1)} ({wrap(ref.shown)})"
+
+    return LINK_SOURCE.sub(one, line)

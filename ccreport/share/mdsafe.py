@@ -7,7 +7,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-from ccreport.render.filerefs import file_ref
+from ccreport.render.filerefs import LINK_SOURCE, file_ref, refs_as_text
 
 _md = MarkdownIt("commonmark")  # html on: we want to find what GitHub would treat as HTML
 _CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
@@ -145,26 +145,15 @@ def demote_headings(text: str) -> str:
     return "\n".join(lines)
 
 
-_LINK_SOURCE = re.compile(r"\[([^\[\]\n]*)\]\(\s*<?([^()\s<>]+)>?\s*\)")
-
-
 def file_refs(text: str) -> str:
     """Links to a file with lines (render.filerefs: ``[next.config.js](next.config.js:190:4-201:6)``)
     as the file's name and lines in code (``next.config.js:190–201``): GitHub would read the target
     as a URL scheme and drop it. Code blocks and code spans are left as written."""
-    if "](" not in text or not any(file_ref(m.group(2)) for m in _LINK_SOURCE.finditer(text)):
+    if "](" not in text or not any(file_ref(m.group(2)) for m in LINK_SOURCE.finditer(text)):
         return text
-    lines = text.split("\n")
     code = {i for t in _md.parse(text) if t.type in ("fence", "code_block") and t.map for i in range(*t.map)}
-
-    def one(m: re.Match) -> str:
-        ref = file_ref(m.group(2))
-        if ref is None or m.string[:m.start()].count("`") % 2:  # (inside a code span: as written)
-            return m.group(0)
-        shown = f"`{ref.shown}`"
-        return shown if ref.names(m.group(1)) else f"{m.group(1)} ({shown})"
-
-    return "\n".join(ln if i in code else _LINK_SOURCE.sub(one, ln) for i, ln in enumerate(lines))
+    return "\n".join(ln if i in code else refs_as_text(ln, lambda shown: f"`{shown}`")
+                     for i, ln in enumerate(text.split("\n")))
 
 
 def prose(text: str) -> str:

@@ -13,6 +13,7 @@ from ccreport.model.text import cut_words
 from ccreport.model.turns import Turn
 from markupsafe import Markup, escape
 
+from ccreport.render.filerefs import refs_as_text
 from ccreport.render.paths import path_html
 from ccreport.render.resources import shown
 from ccreport.render.turns import figures_text, tool_counts
@@ -22,8 +23,9 @@ ANSWER_LINES = 3
 
 
 def answer_lines(text: str) -> list[str]:
-    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
+    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are, but
+    a link to a file's lines as the file's name and lines: render.filerefs)."""
+    lines = [refs_as_text(ln.strip()) for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
     return [cut_words(ln, 220) for ln in lines[:ANSWER_LINES]]
 
 
