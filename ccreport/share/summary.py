@@ -180,11 +180,13 @@ class Paths:
 
     def __init__(self, cwd: str | None):
         base = (cwd or "").rstrip("/\\")
-        self.inside = re.compile(r"(?<![\w.~/-])" + re.escape(base) + r"[/\\]") if len(base) > 1 else None
+        # the folder's own path is "."; a path inside it loses the folder and its separator
+        self.inside = re.compile(r"(?<![\w.~/-])" + re.escape(base) + r"(?:[/\\]|(?=[\s`'\"),;:]|$))") \
+            if len(base) > 1 else None
 
     def __call__(self, text: str) -> str:
         if self.inside is not None:
-            text = self.inside.sub("", text)
+            text = self.inside.sub(lambda m: "" if m.group(0)[-1:] in "/\\" else ".", text)
         return _HOME.sub("~", text)
 
 
