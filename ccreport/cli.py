@@ -358,9 +358,13 @@ def watch(home, out, page_size, quiet):
               help="md: split into numbered parts of at most this many characters (GitHub takes 65,536).")
 @click.option("--summary", is_flag=True,
               help="md: one comment-sized summary (prompts, final answers, a line per tool call, files changed).")
-def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary):
+@click.option("--gist", is_flag=True,
+              help="Publish the export as a secret GitHub Gist with the GitHub CLI (gh) and print its URL.")
+@click.option("--public", is_flag=True, help="With --gist: make the gist public (listed and searchable).")
+def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary, gist, public):
     """Export one SESSION (id, unique prefix, 'latest', or path to a .jsonl) to share it."""
     from ccreport.share.export import ExportError, ExportOptions
+    from ccreport.share.gist import export_gist
     from ccreport.share.run import run_export
     from ccreport.source.locate import LocateError
     from ccreport.share.redact import compile_patterns
@@ -369,18 +373,25 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
         pats = compile_patterns(patterns)
     except ValueError as exc:
         _fail(str(exc))
+    if public and not gist:
+        _fail("--public is for --gist (a gist is secret unless --public)")
+    if gist and out is not None:
+        _fail("--gist publishes the export: leave out -o (or export to a file without --gist)")
     fmt = _export_format(out, fmt, summary)
     opts = ExportOptions(format=fmt, agents=agents, thinking=not no_thinking, tools=not no_tools, redact=redact,
                          patterns=pats, max_chars=max_chars, summary=summary)
     with _errors("cannot write the export"):
+        home = resolve_home(str(home) if home else None)
         try:
-            messages = run_export(resolve_home(str(home) if home else None), session, out, opts)
+            url, messages = export_gist(home, session, opts, public) if gist else (None, run_export(home, session, out, opts))
         except LocateError as exc:
             _no_session(exc)
         except ExportError as exc:
             _fail(str(exc))
     for line in messages:
         click.echo(f"ccreport: {line}", err=True)
+    if url:
+        click.echo(url)
 
 
 _FORMAT_OF = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}

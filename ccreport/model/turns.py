@@ -53,6 +53,7 @@ class Figures:
     files: list = field(default_factory=list)  # paths written or edited, first-change order
     files_more: int = 0  # changed files past FILES_KEEP
     agents: list = field(default_factory=list)  # sub-agent calls: their description (or type)
+    agent_ids: list = field(default_factory=list)  # their agent ids (toolUseResult.agentId): whose changes count too
     errors: int = 0  # failed tool calls and API errors
     usage: dict = field(default_factory=dict)  # token totals
     cost_units: int = 0  # model.prices units, of the priced responses
@@ -105,6 +106,23 @@ class Figures:
         if call.name in AGENT_TOOLS:
             name = inp.get("description") or inp.get("subagent_type") or "sub-agent"
             self.agents.append(name if isinstance(name, str) else str(name))
+            aid = call.result.extra.get("agentId") if call.result is not None and isinstance(call.result.extra, dict) else None
+            if isinstance(aid, str) and aid not in self.agent_ids:
+                self.agent_ids.append(aid)
+
+
+def changed_paths(messages: list[Message], into: list) -> None:
+    """Add the files ``messages`` write or edit to ``into`` (in first-change order, at most FILES_KEEP):
+    a sub-agent transcript's changes, which the outline lists under the prompt that started it."""
+    for m in messages:
+        if m.kind != "assistant":
+            continue
+        for btype, call in m.blocks:
+            if btype == "tool_use" and call.name in CHANGING and isinstance(call.input, dict):
+                path = call.input.get(CHANGING[call.name])
+                failed = call.result is not None and call.result.is_error
+                if isinstance(path, str) and path and path not in into and not failed and len(into) < FILES_KEEP:
+                    into.append(path)
 
 
 @dataclass

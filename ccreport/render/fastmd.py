@@ -11,6 +11,8 @@ from html import escape, unescape
 from urllib.parse import unquote
 from typing import Callable
 
+from ccreport.render.filerefs import ref_html
+
 try:
     from markdown_it_pyrs import MarkdownIt as _RsMarkdownIt
 except ImportError:  # pragma: no cover - depends on the platform's wheels
@@ -84,20 +86,26 @@ def _checked(html: str, pattern: re.Pattern, checks: tuple, shapes: tuple) -> st
     return pattern.sub(one, html)
 
 
+def _ref_html(ref, inner: str) -> str:
+    return ref_html(ref, None if ref.names(unescape(re.sub(r"</?code>", "", inner))) else inner)
+
+
 def _target(href: str) -> str:
     # as markup.rlink_target: the URL as written, escaped again
     return f' <code class="rlink-target">{escape(unquote(unescape(href)), quote=True)}</code>'
 
 
 def render(text: str, highlight: Callable[[str, str | None], str], validate: Callable[[str], bool],
-           relative: Callable[[str], bool] = lambda url: False) -> str:
+           relative: Callable[[str], bool] = lambda url: False, file_ref=lambda url: None) -> str:
     """HTML for ``text``; raises Unrenderable when the Rust renderer fails on it. Links and images
-    whose target passes ``validate`` stay links; ``relative`` ones (a file of the user's project)
-    show their text and target; any other shows its Markdown source."""
+    whose target passes ``validate`` stay links; a ``file_ref`` (render.filerefs) shows the file's
+    name and lines; ``relative`` ones (a file of the user's project) show their text and target; any
+    other shows its Markdown source."""
     html = _quiet_render(text)
     if "<a href=" in html:
-        html = _checked(html, _LINK, (validate, relative), (
+        html = _checked(html, _LINK, (validate, lambda url: file_ref(url) is not None, relative), (
             lambda href, title, inner: f'<a href="{href}"{title} rel="noreferrer">{inner}</a>',
+            lambda href, title, inner: _ref_html(file_ref(unescape(href)), inner),
             lambda href, title, inner: f'<span class="rlink">{inner}</span>{_target(href)}',
             lambda href, title, inner: f"[{inner}]({href}{_source_title(title)})"))
     if "<img " in html:

@@ -17,6 +17,7 @@ from pygments.util import ClassNotFound
 
 from ccreport.model.text import to_text
 from ccreport.render import fastmd
+from ccreport.render.filerefs import file_ref, ref_html
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, extension, lexer_name, prism_for_name, prism_language
 
 # Past these sizes the cost of a pretty rendering outweighs its use: plain escaped text instead.
@@ -112,8 +113,9 @@ def relative_link(url) -> bool:
 
 
 def shown_link(url) -> bool:
-    """The links markdown parses as links: those that become links and those shown as text + target."""
-    return safe_link(url) or relative_link(url)
+    """The links markdown parses as links: those that become links and those shown as text + target
+    (a file reference, render.filerefs, included: ``next.config.js:190`` reads as a URL scheme)."""
+    return safe_link(url) or relative_link(url) or file_ref(url) is not None
 
 
 def rlink_target(href: str) -> str:
@@ -132,7 +134,13 @@ def _render_image(self, tokens, idx, options, env):
 
 def _render_link_open(self, tokens, idx, options, env):
     href = tokens[idx].attrGet("href") or ""
-    env.setdefault("links", []).append(href)
+    ref = None if safe_link(href) else file_ref(href)
+    inner = tokens[idx + 1] if idx + 2 < len(tokens) and tokens[idx + 2].type == "link_close" else None
+    whole = ref is not None and inner is not None and inner.type in ("text", "code_inline") and ref.names(inner.content)
+    env.setdefault("links", []).append((href, ref, whole))
+    if whole:  # the text only repeats the file's name: the reference alone shows it (with its lines)
+        inner.type, inner.content = "text", ""
+        return ""
     if not safe_link(href):
         return '<span class="rlink">'
     tokens[idx].attrSet("rel", "noreferrer")
@@ -140,7 +148,9 @@ def _render_link_open(self, tokens, idx, options, env):
 
 
 def _render_link_close(self, tokens, idx, options, env):
-    href = env["links"].pop() if env.get("links") else ""
+    href, ref, whole = env["links"].pop() if env.get("links") else ("", None, False)
+    if ref is not None:
+        return ref_html(ref, None) if whole else "</span> " + ref_html(ref, None)
     return "</span>" + rlink_target(href) if not safe_link(href) else self.renderToken(tokens, idx, options, env)
 
 
@@ -167,6 +177,8 @@ def _reference_md():
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _code_block})
     md.enable(["table", "strikethrough"])
     md.validateLink = shown_link
+    normalize = md.normalizeLink  # (which would read "next.config.js:190:4" as scheme, host and port)
+    md.normalizeLink = lambda url: url if file_ref(url) is not None else normalize(url)
     md.add_render_rule("image", _render_image)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("link_close", _render_link_close)
@@ -186,7 +198,7 @@ def markdown(text: str) -> str:
     text = show_controls(text)  # before the parser, which would turn a NUL into U+FFFD
     if _use_fast:
         try:
-            return fastmd.render(text, _code_block, safe_link, relative_link)
+            return fastmd.render(text, _code_block, safe_link, relative_link, file_ref)
         except fastmd.Unrenderable:
             pass  # a text the Rust port cannot take: the reference renderer can
     return _reference_md().render(text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import html
 import re
+from collections import Counter
 from pathlib import Path
 
 import orjson
@@ -16,8 +17,9 @@ from ccreport.render.markup import human_size, strip_ansi
 from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import extra_of, short
-from ccreport.render.tools.code import diff_lines
+from ccreport.render.tools.files import edit_lines
 from ccreport.share.export import Export, ExportOptions, TranscriptInfo, agent_file, agent_link, all_files
+from ccreport.share.mdsafe import inline_text
 from ccreport.share.parts import Block, Code, Packer, Prose, Raw, Sink
 from ccreport.share.redact import Redactor
 from ccreport.source.home import Session, Transcript
@@ -78,12 +80,10 @@ def _call_input(call: ToolCall) -> list:
                 items.append(Code(_json(rest), "json", "**Options:**\n\n"))
             return items
         if name in ("Edit", "MultiEdit"):
-            edits = inp.get("edits") if name == "MultiEdit" and isinstance(inp.get("edits"), list) else [inp]
+            # The site's diff (render.tools.files.edit_lines): the recorded patch with the file's own
+            # line numbers (@@ -111,7), else one made from the strings (which can only count from 1).
             lines = [f"--- {_s(inp.get('file_path'))}", f"+++ {_s(inp.get('file_path'))}"]
-            for e in edits:
-                if isinstance(e, dict):
-                    lines.extend(diff_lines(_s(e.get("old_string")), _s(e.get("new_string"))))
-            return [Code("\n".join(lines), "diff", "**Edit:**\n\n")]
+            return [Code("\n".join(lines + edit_lines(inp, extra_of(call))), "diff", "**Edit:**\n\n")]
         if name == "Write" and isinstance(inp.get("content"), str):
             return [Code(inp["content"], fence_language(_s(inp.get("file_path"))), f"**Write** ({len(inp['content']):,} characters):\n\n")]
         if name in ("Task", "Agent") and isinstance(inp.get("prompt"), str):
@@ -122,6 +122,10 @@ def injected_label(text: str) -> str:
 
 
 HELD_MAX = 64  # injected blocks held back for the first prompt; more are shown where they are
+NOTES_SHOWN = 30  # hook notes listed in a turn's fold (the count goes on)
+QUIET_LEVELS = ("info", "suggestion")  # a system note at these levels is bookkeeping (hooks running)
+# "Running PostToolUse:Edit..." and "PostToolUse:Edit [ruff format] completed successfully": the hook's event
+_HOOK_NAME = re.compile(r"(?:Running )?([A-Z][A-Za-z]+(?::[^\s.…]+)?)")
 
 
 class MdRenderer:
@@ -133,11 +137,23 @@ class MdRenderer:
         self.agent_links = agent_links  # agent id → markdown link target
         self.last_role: str | None = None
         self.held: list[Block] | None = []  # None once the first prompt is out
+        self.notes: list[str] = []  # the turn's hook notes, shown as one fold when it ends (turn_notes)
 
     def finish(self):
         """What is still held back (a transcript without any typed prompt)."""
         held, self.held = self.held or [], None
         yield from held
+
+    def turn_notes(self):
+        """The hook notes of the turn that ends ("Running PostToolUse:Edit…", one per call of a hooked
+        tool): one fold for the turn, not a fold per note between the calls."""
+        notes, self.notes = self.notes, []
+        if notes:
+            names = Counter(m.group(1) if (m := _HOOK_NAME.match(n)) else "note" for n in notes)
+            what = " · ".join(f"{k} ×{v}" if v > 1 else k for k, v in names.most_common(4))
+            lines = "".join(f"- {inline_text(short(n, 200))}\n" for n in notes[:NOTES_SHOWN])
+            more = f"- *… {len(notes) - NOTES_SHOWN} more*\n" if len(notes) > NOTES_SHOWN else ""
+            yield Block([Raw(lines + more + "\n")], f"Hook notes ({len(notes)}): {what}")
 
     def heading(self, role: str, m: Message) -> list[Raw]:
         """The speaker's heading, or nothing when the same role spoke last."""
@@ -166,6 +182,7 @@ class MdRenderer:
                     else:
                         yield block
                 else:
+                    yield from self.turn_notes()
                     yield Block(self.heading("User", m) + [Prose(payload, quoted=True)])
                     yield from self.finish()
             elif btype in ("image", "document"):
@@ -222,7 +239,9 @@ class MdRenderer:
             self.last_role = None
             yield Block([Raw("---\n\n*The conversation was compacted here.*\n\n")])
             return
-        if content:
+        if content and sub == "note" and (e.get("level") in QUIET_LEVELS or e.get("toolUseID")):
+            self.notes.append(" ".join(strip_ansi(content).split()))
+        elif content:
             yield Block([Code(strip_ansi(content))], f"System ({sub}): {strip_ansi(content)}")
 
     def _meta(self, m: Message):
@@ -264,7 +283,8 @@ def doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    return Block([Prose("# " + short(strip_ansi(ex.title(info)), 200)), Prose(line),
+    # (the title as plain text: Prose would demote a heading, and a title is one line of text anyway)
+    return Block([Raw("# " + inline_text(short(strip_ansi(ex.title(info)), 200)) + "\n\n"), Prose(line),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 
@@ -306,7 +326,7 @@ def _add_transcript(ex: Export, t: Transcript, packer: Packer) -> None:
         for m in chunk:
             for b in r.blocks(m):
                 packer.add(b)
-    for b in r.finish():
+    for b in (*r.turn_notes(), *r.finish()):
         packer.add(b)
 
 

@@ -7,6 +7,8 @@ import re
 
 from markdown_it import MarkdownIt
 
+from ccreport.render.filerefs import LINK_SOURCE, file_ref, refs_as_text
+
 _md = MarkdownIt("commonmark")  # html on: we want to find what GitHub would treat as HTML
 _CLOSER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 _BACKTICKS = re.compile(r"`+")
@@ -115,16 +117,56 @@ def inline_text(text: str) -> str:
     return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
+SHIFT = 3  # transcript headings go this many levels down: "# x" → h4, under an export's own "###" headings
+_MAYBE_HEADING = re.compile(r"^[ \t>*+\-\d.)]*(#{1,6}(?:[ \t]|$)|(=+|-+)[ \t]*$)", re.M)
+_ATX = re.compile(r"^([^#]*?)(#{1,6})(?=[ \t]|$)")
+
+
+def demote_headings(text: str) -> str:
+    """Every heading of ``text`` (ATX or setext, in a quote or a list too) ``SHIFT`` levels smaller, at
+    most h6: "## Summary" inside an answer must not render larger than the export's own headings."""
+    if not _MAYBE_HEADING.search(text):
+        return text
+    lines = text.split("\n")
+    for t in _md.parse(text):
+        if t.type != "heading_open" or not t.map:
+            continue
+        level = min(6, int(t.tag[1]) + SHIFT)
+        s, e = t.map
+        if t.markup.startswith("#"):
+            lines[s] = _ATX.sub(lambda m: m.group(1) + "#" * level, lines[s], count=1)
+        elif e - 1 > s:  # setext: the underline goes, the text's first line becomes an ATX heading
+            head = re.match(r"^([ \t]*(?:>[ \t]?)*[ \t]*)", lines[s]).group(1)
+            lines[s] = head + "#" * level + " " + lines[s][len(head):].strip()
+            lines[e - 1] = re.sub(r"[=\-]+[ \t]*$", "", lines[e - 1])
+            for i in range(s + 1, e - 1):  # (a setext heading of several lines: ATX takes one)
+                lines[s] += " " + lines[i].lstrip(" \t>")
+                lines[i] = re.sub(r"[^>]+$", "", lines[i])
+    return "\n".join(lines)
+
+
+def file_refs(text: str) -> str:
+    """Links to a file with lines (render.filerefs: ``[next.config.js](next.config.js:190:4-201:6)``)
+    as the file's name and lines in code (``next.config.js:190–201``): GitHub would read the target
+    as a URL scheme and drop it. Code blocks and code spans are left as written."""
+    if "](" not in text or not any(file_ref(m.group(2)) for m in LINK_SOURCE.finditer(text)):
+        return text
+    code = {i for t in _md.parse(text) if t.type in ("fence", "code_block") and t.map for i in range(*t.map)}
+    return "\n".join(ln if i in code else refs_as_text(ln, lambda shown: f"`{shown}`")
+                     for i, ln in enumerate(text.split("\n")))
+
+
 def prose(text: str) -> str:
-    """Untrusted Markdown prose → Markdown that renders the same but cannot break what follows."""
-    return end_list(close_fences(escape_html(normalise(text))))
+    """Untrusted Markdown prose → Markdown that renders the same but cannot break what follows (its
+    headings demoted below the export's own)."""
+    return end_list(close_fences(escape_html(demote_headings(file_refs(normalise(text))))))
 
 
 def quoted_prose(text: str) -> str:
     """Prose as a blockquote. Escaped after quoting: the '> ' prefix changes how a line parses
     (a tab-indented '<tag>' is code at top level but HTML inside a quote). A fence left open
     inside the quote ends with the quote."""
-    lines = normalise(text).rstrip("\n").split("\n")
+    lines = demote_headings(file_refs(normalise(text))).rstrip("\n").split("\n")
     return escape_html("\n".join(("> " + ln) if ln.strip() else ">" for ln in lines) + "\n")
 
 

@@ -5,16 +5,19 @@ turns, until the comment fits; see docs/export.md."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ccreport.model.messages import Message, ToolCall, typed_prompt_text
-from ccreport.model.turns import prompt_of
+from ccreport.model.turns import duration_s, prompt_of
+from ccreport.model.usage import fmt_cost, session_report
 from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
+from ccreport.render.turns import fmt_duration
 from ccreport.render.tools.base import input_of, short, tool_summary
-from ccreport.render.tools.files import change_counts
+from ccreport.render.tools.files import change_counts, line_count
 from ccreport.share.export import Export, ExportOptions, TranscriptInfo, all_files
 from ccreport.share.markdown import doc_header, injected, injected_label
 from ccreport.share.mdsafe import inline_text
@@ -52,6 +55,7 @@ class Change:
     removed: int = 0
     calls: int = 0
     written: bool = False
+    by_agent: bool = False  # changed (also) by a sub-agent
 
 
 @dataclass
@@ -59,6 +63,7 @@ class Digest:
     turns: list[Turn] = field(default_factory=list)
     context: list[str] = field(default_factory=list)  # what Claude Code injected before the first prompt
     changes: dict[str, Change] = field(default_factory=dict)
+    figures: list[str] = field(default_factory=list)  # the header's duration, cost and models (session_figures)
 
     def turn(self, m: Message) -> Turn:
         if not self.turns:
@@ -98,12 +103,23 @@ def _call(d: Digest, turn: Turn, call: ToolCall) -> None:
     turn.errors += failed
     if len(turn.steps) < KEEP_STEPS:
         turn.steps.append(f"{call.name}: {short(no_ansi(summary_text(call)), 200)}" + (" — error" if failed else ""))
-    counts = change_counts(call)
-    path = tool_summary(call) or str(input_of(call).get("file_path") or "")
-    if counts is not None and path and not failed:
+    _change(d, call)
+
+
+def _change(d: Digest, call: ToolCall, by_agent: bool = False) -> None:
+    """Count a call that changes a file (Edit, MultiEdit, Write; NotebookEdit: its new cell's lines)."""
+    if call.result is not None and call.result.is_error:
+        return
+    inp = input_of(call)
+    if call.name == "NotebookEdit":
+        path, counts = str(inp.get("notebook_path") or ""), (line_count(str(inp.get("new_source") or "")), 0)
+    else:
+        path, counts = tool_summary(call) or str(inp.get("file_path") or ""), change_counts(call)
+    if counts is not None and path:
         c = d.changes.setdefault(path, Change(path))
         c.added, c.removed, c.calls = c.added + counts[0], c.removed + counts[1], c.calls + 1
         c.written = c.written or call.name == "Write"
+        c.by_agent = c.by_agent or by_agent
 
 
 def _assistant(d: Digest, m: Message) -> None:
@@ -118,6 +134,8 @@ def _assistant(d: Digest, m: Message) -> None:
 
 
 def collect(ex: Export, info: TranscriptInfo) -> Digest:
+    """The main transcript's turns, and the files every transcript changed: a sub-agent's edits are
+    the session's changes too (whatever --agents says about showing its transcript)."""
     d = Digest()
     if ex.session.main is not None:
         for chunk in ex.chunks(ex.session.main, info):
@@ -126,56 +144,112 @@ def collect(ex: Export, info: TranscriptInfo) -> Digest:
                     _user(d, m)
                 elif m.kind == "assistant":
                     _assistant(d, m)
+    for t in ex.session.agents:
+        for chunk in ex.chunks(t, TranscriptInfo()):
+            for m in chunk:
+                for btype, payload in m.blocks if m.kind == "assistant" else ():
+                    if btype == "tool_use":
+                        _change(d, payload, by_agent=True)
     return d
 
 
+def session_figures(ex: Export, info: TranscriptInfo) -> list[str]:
+    """How long the session ran (first line to last), what it cost (every transcript, sub-agents'
+    included, each response counted once: model.usage) and the models that answered, costliest first."""
+    out = []
+    span = duration_s(info.first_ts, info.last_ts) if info.first_ts and info.last_ts else None
+    if span is not None:
+        out.append(f"{fmt_duration(span)} from first to last message")
+    report = session_report(ex.session)
+    if report["total"].get("responses"):
+        out.append(fmt_cost(report["total"]))
+        models = sorted((m for m in report["by_model"] if not m.startswith(("<", "("))),
+                        key=lambda m: -report["by_model"][m].get("cost", 0))
+        out.extend([", ".join(models[:4]) + (f" and {len(models) - 4} more" if len(models) > 4 else "")]
+                   if models else [])
+    return out
+
+
 # --- writing ------------------------------------------------------------------------------------
+_HOME = re.compile(r"(?<![\w.~-])(?:/Users|/home)/[^/\s`'\"]+(?=/|\s|$)|(?<![\w.~-])[A-Za-z]:\\Users\\[^\\\s]+")
+
+
+class Paths:
+    """Paths as a reviewer reads them: relative to the session's folder (its cwd: where Claude Code
+    ran, the repository), and a home folder as ``~`` even with --no-redact."""
+
+    def __init__(self, cwd: str | None):
+        base = (cwd or "").rstrip("/\\")
+        # the folder's own path is "."; a path inside it loses the folder and its separator
+        self.inside = re.compile(r"(?<![\w.~/-])" + re.escape(base) + r"(?:[/\\]|(?=[\s`'\"),;:]|$))") \
+            if len(base) > 1 else None
+
+    def __call__(self, text: str) -> str:
+        if self.inside is not None:
+            text = self.inside.sub(lambda m: "" if m.group(0)[-1:] in "/\\" else ".", text)
+        return _HOME.sub("~", text)
+
+
 def _tools_line(tools: Counter) -> str:
     return " · ".join(f"{n} {name}" for name, n in tools.most_common(6)) + (" · …" if len(tools) > 6 else "")
 
 
-def _turn_blocks(no: int, t: Turn, level: tuple, context: list[str]) -> list[Block]:
+def _turn_blocks(no: int, t: Turn, level: tuple, context: list[str], rel: Paths) -> list[Block]:
     p_cap, a_cap, s_cap = level
     when = local_date(t.when) if t.when else ""
     head = f"### {no}. Prompt" if t.prompt is not None else "### Before the first prompt"
     out = [Block([Raw(head + (f" <sub>{when}</sub>" if when else "") + "\n\n")]
-                 + ([Prose(_keep(t.prompt, p_cap), quoted=True)] if t.prompt else []))]
+                 + ([Prose(_keep(rel(t.prompt), p_cap), quoted=True)] if t.prompt else []))]
     if context:
         items = "".join(f"- {inline_text(c)}\n" for c in context)
         out.append(Block([Raw(items + "\n")], f"Context injected by Claude Code ({len(context)})"))
     n = sum(t.tools.values())
     if n:
-        lines = "".join(f"- {inline_text(s)}\n" for s in t.steps[:s_cap])
+        lines = "".join(f"- {inline_text(rel(s))}\n" for s in t.steps[:s_cap])
         rest = n - min(len(t.steps), s_cap)
         more = f"- *… {rest} more*\n" if rest and lines else ""
         summary = f"{n} tool call{'s' if n != 1 else ''}: {_tools_line(t.tools)}" + (
             f" · {t.errors} failed" if t.errors else "")
         out.append(Block([Raw(lines + more + "\n")], summary) if lines else Block([Raw(f"*{summary}*\n\n")]))
     if t.answer:
-        out.append(Block([Raw("**Answer:**\n\n"), Prose(_keep(t.answer, a_cap))]))
+        out.append(Block([Raw("**Answer:**\n\n"), Prose(_keep(rel(t.answer), a_cap))]))
     return out
 
 
-def _files_block(d: Digest, shown: int) -> list[Block]:
+def _files_block(d: Digest, shown: int, rel: Paths) -> list[Block]:
     if not d.changes:
         return []
-    rows = sorted(d.changes.values(), key=lambda c: c.path)
+    rows = sorted(d.changes.values(), key=lambda c: rel(c.path))
     # A code span shows its text as is (no escapes inside): without backticks and on one line, it cannot end early.
-    lines = "".join(f"- `{short(c.path, 160).replace('`', '')}` +{c.added} −{c.removed}"
-                    + (f" ({c.calls} changes)" if c.calls > 1 else "") + "\n" for c in rows[:shown])
+    lines = "".join(f"- `{short(rel(c.path), 160).replace('`', '')}` +{c.added} −{c.removed}"
+                    + (f" ({c.calls} changes)" if c.calls > 1 else "") + (" *by a sub-agent*" if c.by_agent else "")
+                    + "\n" for c in rows[:shown])
     if len(rows) > shown:
         lines += f"- *… {len(rows) - shown} more files*\n"
     return [Block([Raw(f"### Files changed ({len(rows)})\n\n" + lines + "\n")])]
 
 
+def _folder(cwd: str | None) -> str | None:
+    """The session's folder by its name (the header names the repository, not where it lives)."""
+    return re.split(r"[/\\]", cwd.rstrip("/\\"))[-1] or cwd if cwd else None
+
+
+def _figures_block(d: Digest) -> Block:
+    calls = sum(sum(t.tools.values()) for t in d.turns)
+    prompts = sum(t.prompt is not None for t in d.turns)
+    agents = sum(c.by_agent for c in d.changes.values())
+    files = f"{len(d.changes)} file{'s' if len(d.changes) != 1 else ''} changed" + (
+        f" ({agents} by sub-agents)" if agents else "")
+    bits = [f"{prompts} prompt{'s' if prompts != 1 else ''}", f"{calls} tool call{'s' if calls != 1 else ''}", files]
+    return Block([Raw(f"**{inline_text(' · '.join(bits + d.figures))}**\n\n")])
+
+
 def render(ex: Export, info: TranscriptInfo, d: Digest, level: tuple, keep: int | None = None,
            files: int = FILES_SHOWN) -> str:
     """The summary at one level of detail; ``keep``: only the first and last ``keep`` turns."""
-    calls = sum(sum(t.tools.values()) for t in d.turns)
-    prompts = sum(t.prompt is not None for t in d.turns)
-    blocks = [doc_header(ex, info, "summary: prompts, final answers, one line per tool call"),
-              Block([Raw(f"**{prompts} prompt{'s' if prompts != 1 else ''} · {calls} tool calls · "
-                         f"{len(d.changes)} files changed**\n\n")])]
+    rel = Paths(info.cwd)
+    blocks = [doc_header(ex, replace(info, cwd=_folder(info.cwd), models=[]),
+                         "summary: prompts, final answers, one line per tool call"), _figures_block(d)]
     turns = list(enumerate(d.turns, 1))
     if keep is not None and len(turns) > 2 * keep:
         left = len(turns) - 2 * keep
@@ -186,8 +260,9 @@ def render(ex: Export, info: TranscriptInfo, d: Digest, level: tuple, keep: int 
             blocks.append(Block([Raw(f"*… {left} more prompts and their answers: the full transcript is in "
                                      "`ccreport export --format md`.*\n\n")]))
         else:
-            blocks.extend(_turn_blocks(no - (d.turns[0].prompt is None), t, level, d.context if no == first else []))
-    blocks.extend(_files_block(d, files))
+            blocks.extend(_turn_blocks(no - (d.turns[0].prompt is None), t, level,
+                                       d.context if no == first else [], rel))
+    blocks.extend(_files_block(d, files, rel))
     return "".join(b.render() for b in blocks)
 
 
@@ -226,6 +301,7 @@ def export_summary(session: Session, out: Path | None, opts: ExportOptions, reda
     ex = Export(session, opts, redactor)
     info = TranscriptInfo()
     d = collect(ex, info)
+    d.figures = session_figures(ex, info)
     sink = Sink(out, stdout, ex.batch)
     with all_files(ex):
         sink.emit(1, fit(ex, info, d, opts.max_chars), last=True)

@@ -13,6 +13,7 @@ from ccreport.model.text import cut_words
 from ccreport.model.turns import Turn
 from markupsafe import Markup, escape
 
+from ccreport.render.filerefs import refs_as_text
 from ccreport.render.paths import path_html
 from ccreport.render.resources import shown
 from ccreport.render.turns import figures_text, tool_counts
@@ -22,8 +23,9 @@ ANSWER_LINES = 3
 
 
 def answer_lines(text: str) -> list[str]:
-    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
+    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are, but
+    a link to a file's lines as the file's name and lines: render.filerefs)."""
+    lines = [refs_as_text(ln.strip()) for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
     return [cut_words(ln, 220) for ln in lines[:ANSWER_LINES]]
 
 
@@ -32,10 +34,20 @@ def outline(turns: list, cwd: str | None) -> list[dict]:
     return [_fields(data, cwd) for data in turns]
 
 
-def _fields(data: dict, cwd: str | None) -> dict:
+def agents_changed(data: dict, agent_files: dict) -> list[str]:
+    """What the turn's sub-agents changed (their transcripts' ``changed``) that the turn did not itself."""
+    f = data["figures"]
+    own = set(f.get("files") or ())
+    out = []
+    for aid in f.get("agent_ids") or ():
+        out.extend(p for p in agent_files.get(aid, ()) if p not in own and p not in out)
+    return out
+
+
+def _fields(data: dict, cwd: str | None, by_agents: list | None = None) -> dict:
     t = Turn.from_json(data)
     f = t.figures
-    files = [Markup(path_html(p, cwd)) for p in f.files]
+    files = [Markup(path_html(p, cwd)) for p in f.files + (by_agents or [])]
     return {
         "no": t.no, "url": f"{page_name(t.page)}#L{t.line}", "ts": t.ts, "prompt": cut_words(t.prompt, 200),
         "tools": tool_counts(f.tools), "files": files[:FILES_SHOWN],
@@ -55,11 +67,11 @@ _ROWS: OrderedDict = OrderedDict()
 ROWS_KEPT = 20_000
 
 
-def _row_html(data: dict, cwd: str | None) -> str:
-    key = hashlib.blake2b(orjson.dumps([cwd, data]), digest_size=16).digest()
+def _row_html(data: dict, cwd: str | None, by_agents: list | None = None) -> str:
+    key = hashlib.blake2b(orjson.dumps([cwd, data, by_agents]), digest_size=16).digest()
     html = _ROWS.get(key)
     if html is None:
-        html = _ROWS[key] = _row(_fields(data, cwd))
+        html = _ROWS[key] = _row(_fields(data, cwd, by_agents))
         if len(_ROWS) > ROWS_KEPT:
             _ROWS.popitem(last=False)
     else:
@@ -67,11 +79,11 @@ def _row_html(data: dict, cwd: str | None) -> str:
     return html
 
 
-def _row_fresh(data: dict, cwd: str | None) -> str:
-    return _row(_fields(data, cwd))
+def _row_fresh(data: dict, cwd: str | None, by_agents: list | None = None) -> str:
+    return _row(_fields(data, cwd, by_agents))
 
 
-def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0) -> Markup:
+def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0, agent_files: dict | None = None) -> Markup:
     """The outline section of the session page ("" without prompts), as templates/_outline.html
     wrote it: built here because it lists every prompt and is written again on every append (a
     session of 4,000 prompts spent most of an append's 0.3 s in that template's loop). ``base``:
@@ -84,7 +96,7 @@ def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0) -> 
     if base:
         links = (f'<a href="{outline_part(k + 1)}">{k * part + 1}–{(k + 1) * part}</a>' for k in range(base // part))
         out.append(f'<p class="small outline-parts">Earlier prompts: {" · ".join(links)}</p>\n')
-    out.append(_rows(turns, cwd, base))
+    out.append(_rows(turns, cwd, base, agent_files=agent_files or {}))
     out.append("</section>\n")
     return Markup("".join(out))
 
@@ -98,9 +110,11 @@ def part_html(turns: list, cwd: str | None, base: int) -> Markup:
                   f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base, _row_fresh)}</section>\n')
 
 
-def _rows(turns: list, cwd: str | None, base: int, row=_row_html) -> str:
+def _rows(turns: list, cwd: str | None, base: int, row=_row_html, agent_files: dict | None = None) -> str:
+    """The rows; ``agent_files``: sub-agent id → the files it changed, listed with the turn that called it."""
     start = f' start="{base + 1}"' if base else ""
-    return "".join([f'<ol class="turns"{start}>\n', *(row(data, cwd) for data in turns), "</ol>\n"])
+    rows = (row(data, cwd, agents_changed(data, agent_files) if agent_files else None) for data in turns)
+    return "".join([f'<ol class="turns"{start}>\n', *rows, "</ol>\n"])
 
 
 def _v(value) -> str:

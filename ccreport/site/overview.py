@@ -112,7 +112,8 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     base = (main.turns_file or {}).get("count", 0) if main else 0  # the prompts on part pages (site.outlineparts)
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
-        outline=outline_html(main_turns, info.cwd, base, turnfile.PART),
+        outline=outline_html(main_turns, info.cwd, base, turnfile.PART,
+                             {ts.summary.id: ts.changed for ts in states if ts.changed}),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
     writer.write(f"{rel}/{INDEX}", html)

@@ -17,7 +17,7 @@ from ccreport.layout import reply_page, transcript_dir, transcript_slug
 from ccreport.model.messages import Builder, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import TITLE_MAX, cut_words
-from ccreport.model.turns import Turns
+from ccreport.model.turns import Turns, changed_paths
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
@@ -101,6 +101,7 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.turns = resume.turns  # Turns.resume keeps those before the mark
     state.turns_mark = resume.turns_mark
     state.turns_file = resume.turns_file  # (the turns before state.turns: site.turnfile)
+    state.changed = list(resume.changed)  # (the last page's changes are found again: kept once)
     state.typed = [x for x in resume.typed if x[0] < line]
     return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
@@ -237,6 +238,8 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
     open_turn = pages.turns.turns[-1] if pages.turns.turns else None
     pages.state.turns_mark = pages.turns.mark()
     parts = pages.turns.feed_page(page.messages, page.no)
+    if pages.t.kind == "agent":  # a sub-agent's changes, for the outline row of the prompt that started it
+        changed_paths(page.messages, pages.state.changed)
     after = {turn.line: (turn, figs) for turn, figs in parts if turn is not None and turn.page == page.no}
     items = []
     continued = parts[0] if parts and open_turn is not None and parts[0][0] is open_turn else None

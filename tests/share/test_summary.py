@@ -87,8 +87,9 @@ def test_summary_holds_prompts_answers_a_line_per_call_and_files(home):
     for mark in marks:
         assert mark in text
     assert "Looking." not in text  # only the final answer of a turn
-    assert "Bash: make test — RUN-THE-TESTS" in text and "Edit: /work/app/src/x.py +2 −1" in text
-    assert "Files changed (2)" in text and "/work/app/README.md +3 −0" in text
+    # paths relative to the session's folder (/work/app)
+    assert "Bash: make test — RUN-THE-TESTS" in text and "Edit: src/x.py +2 −1" in text
+    assert "Files changed (2)" in text and "\nREADME.md +3 −0" in text and "/work/app" not in text
     # the context Claude Code injected comes after the first prompt, folded
     body = text[text.index("1. Prompt"):]
     assert body.index("PROMPT-ONE") < body.index("CONTEXT-ONE") < body.index("CONTEXT-TWO") < body.index("Bash:")
