@@ -26,7 +26,7 @@ from mcp.types import ToolAnnotations
 
 from ccreport import __version__
 from ccreport.agent import reads
-from ccreport.inspect.tail import shrink
+from ccreport.inspect.tail import ENTRY_CAP, shrink
 from ccreport.share.redact import Redactor, learn_accounts
 from ccreport.source.home import HomeError
 from ccreport.source.locate import LocateError
@@ -84,7 +84,8 @@ def fit(result: dict, key: str, cap: int, newest_last: bool = False) -> dict:
     result[key] = kept[::-1] if newest_last else kept
     if len(kept) < len(items):
         result["truncated"] = True
-        result["omitted"] = len(items) - len(kept)
+        result["omitted"] = result.get("omitted", 0) + len(items) - len(kept)
+    if result.get("omitted"):
         result["omittedWhy"] = f"left out to keep this result within byteCap ({cap:,} bytes)"
     return result
 
@@ -142,7 +143,10 @@ def make_server(served: Served) -> MCPServer:
         truncated, entries oldest to newest; a line that is not JSON comes back as {"malformed": …}).
         session: an id, a unique id prefix or 'latest'; agent: a sub-agent transcript id. tail=0:
         every line that fits the byte cap."""
-        return answer(served, lambda: reads.session_transcript(a, session, tail, agent, served.cap),
+        # tail reads lines for a budget of their bytes (each counted up to ENTRY_CAP); enough that,
+        # an over-sized one cut to its share, they fill the cap (fit keeps the newest that do)
+        budget = served.cap * ITEM_SHARE + ENTRY_CAP
+        return answer(served, lambda: reads.session_transcript(a, session, tail, agent, budget),
                       "entries", newest_last=True)
 
     def session_outline(session: str) -> str:

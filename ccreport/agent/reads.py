@@ -112,7 +112,11 @@ def session_transcript(a: Archive, session: str, tail_lines: int = 200, agent: s
     """seed-003's contract ({path, totalLines, truncated, entries}), by `ccreport tail --json`'s code."""
     if tail_lines < 0:
         raise ValueError("tail must be ≥ 0 (0: every line, within the byte cap)")
-    return tail(a.home, session, tail_lines, agent, catalog=a.catalog(), budget=budget)
+    result = tail(a.home, session, tail_lines, agent, catalog=a.catalog(), budget=budget)
+    asked = min(tail_lines or result["totalLines"], result["totalLines"])
+    if len(result["entries"]) < asked:  # the budget was spent first
+        result["omitted"] = asked - len(result["entries"])
+    return result
 
 
 def _turn_json(t, url: str) -> dict:
