@@ -489,4 +489,5 @@ def mcp(home, site, page_size, redact, max_bytes):
     from ccreport.agent.reads import Archive
 
     home = resolve_home(str(home) if home else None)
-    serve(Served(Archive(home, site.absolute(), page_size), redact=redact, cap=max_bytes))
+    with _errors():
+        serve(Served(Archive(home, site.absolute(), page_size), redact=redact, cap=max_bytes))

@@ -98,11 +98,18 @@ def _redactor(result: dict) -> Redactor:
     return r
 
 
+def _path(r: Redactor, path):
+    """A transcript's path: the home's own path redacted, the rest (projects/<folder>/<file>, the
+    names projectDir and the site's URLs hold too) as it is."""
+    head, sep, rest = path.rpartition("/projects/") if isinstance(path, str) else ("", "", path)
+    return r.text(head) + sep + rest if sep else r.value(path)
+
+
 def _redacted(r: Redactor, result: dict, key: str) -> dict:
     """Every string redacted but the KEEP fields of the result and of its list's items (entries of
     a transcript are the lines as written: redacted whole)."""
     def fields(d: dict) -> dict:
-        return {k: v if k in KEEP else r.value(v) for k, v in d.items()}
+        return {k: v if k in KEEP else _path(r, v) if k == "path" else r.value(v) for k, v in d.items()}
     out = fields({k: v for k, v in result.items() if k != key})
     out[key] = [fields(x) if isinstance(x, dict) and key != "entries" else r.value(x) for x in result[key]]
     return out
@@ -169,5 +176,7 @@ def make_server(served: Served) -> MCPServer:
 
 
 def serve(served: Served) -> None:
-    """Serve on stdin/stdout until the client closes them."""
+    """Serve on stdin/stdout until the client closes them. A home that cannot be read raises
+    HomeError first (the command's one-line error), not on every call."""
+    served.archive.catalog()
     make_server(served).run("stdio")

@@ -23,7 +23,7 @@ from ccreport.model.usage import session_report
 from ccreport.render.turns import figures_text
 from ccreport.site.outline import answer_lines
 from ccreport.site.searchquery import search_site
-from ccreport.source.activity import last_activity, project_path
+from ccreport.source.activity import has_conversation, last_activity, project_path
 from ccreport.source.archive import merge
 from ccreport.source.home import Catalog, Session, discover
 from ccreport.source.jsonl import Reader
@@ -83,8 +83,9 @@ def _session_row(s: Session, project: str, page_size: int) -> dict:
 
 
 def list_sessions(a: Archive, project: str | None = None, query: str | None = None, limit: int = 20) -> dict:
-    """Sessions newest first (by last activity, as `ccreport list`): ``project`` keeps those whose
-    project path or folder contains it, ``query`` those whose title or id contains it (any case)."""
+    """Sessions newest first (by last activity, as `ccreport list`), the empty ones left out as
+    there (no prompt and no answer: has_conversation): ``project`` keeps those whose project path
+    or folder contains it, ``query`` those whose title or id contains it (any case)."""
     if not 1 <= limit <= LIST_MAX:
         raise ValueError(f"limit must be 1 to {LIST_MAX}")
     catalog = a.catalog()
@@ -100,6 +101,8 @@ def list_sessions(a: Archive, project: str | None = None, query: str | None = No
         if len(rows) == limit:
             break
         seen += 1
+        if not has_conversation(s):
+            continue
         row = _session_row(s, name, a.page_size)
         if not needle or needle in row["title"].lower() or needle in s.id.lower():
             rows.append(row)

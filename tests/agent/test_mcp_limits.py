@@ -72,11 +72,11 @@ def test_a_long_outline_is_cut_and_says_so(huge):
 
 
 # ---- redaction -----------------------------------------------------------------------------------
-KEEP = ("id", "sessionId", "session", "projectDir", "url", "sessionUrl")
+KEEP = ("id", "sessionId", "session", "projectDir", "url", "sessionUrl", "path")
 
 
 def _without_places(value):
-    """A result without the fields that name places on the site (ids, URLs, project folders),
+    """A result without the fields that name places (ids, site URLs, project folders, the file),
     which are not redacted: a project folder's name spells its path."""
     if isinstance(value, dict):
         return {k: _without_places(v) for k, v in value.items() if k not in KEEP}
