@@ -115,16 +115,26 @@ def _redacted(r: Redactor, result: dict, key: str) -> dict:
     return out
 
 
+def _reason(served: Served, exc: Exception) -> str:
+    """A tool error's one sentence (redacted too: it may name the home's path)."""
+    if isinstance(exc, LocateError):
+        text = f"{exc} (list_sessions gives the session ids)"
+    elif isinstance(exc, FileNotFoundError) and exc.strerror:
+        text = exc.strerror  # (the reads' own: "… has no search index: run `ccreport build …` first")
+    elif isinstance(exc, OSError):
+        text = f"cannot read it: {exc.strerror or exc}"
+    else:
+        text = str(exc)
+    return Redactor().text(text) if served.redact else text
+
+
 def answer(served: Served, read, key: str, newest_last: bool = False) -> str:
     """Run one read and return its result as JSON text: redacted, within the cap; a ToolError with
     the reason for a read that names nothing or cannot be done."""
     try:
         result = read()
-    except (LocateError, ValueError, HomeError) as exc:
-        raise ToolError(f"{exc} (list_sessions gives the session ids)" if isinstance(exc, LocateError)
-                        else str(exc)) from None
-    except OSError as exc:
-        raise ToolError(f"cannot read it: {exc.strerror or exc}") from None
+    except (LocateError, ValueError, HomeError, OSError) as exc:
+        raise ToolError(_reason(served, exc)) from None
     note = "off (--no-redact)"
     if served.redact:
         r = _redactor(result)
