@@ -35,6 +35,7 @@ CAP_DEFAULT = 256 * 1024
 ITEM_SHARE = 4  # one list item may take at most cap / ITEM_SHARE bytes
 STRING_KEEP = 2048  # characters an over-sized item's strings are cut to
 HEAD_KEEP = 1024  # characters of an item still too big that are shown
+REASON_KEEP = 600  # characters of a tool error's sentence (it may quote what the caller sent)
 ROOM = 512  # bytes kept for the fields added after fitting (byteCap, redaction, omitted)
 # Fields of ccreport's own that name a place rather than hold transcript text: not redacted, so
 # ids and site URLs keep working (a home path inside them, as "-home-alice-x", is a folder's name).
@@ -125,6 +126,7 @@ def _reason(served: Served, exc: Exception) -> str:
         text = f"cannot read it: {exc.strerror or exc}"
     else:
         text = str(exc)
+    text = text if len(text) <= REASON_KEEP else text[:REASON_KEEP] + f"… [{len(text) - REASON_KEEP:,} more characters]"
     return Redactor().text(text) if served.redact else text
 
 

@@ -32,6 +32,7 @@ from ccreport.source.store import Store
 
 LIST_MAX = 200  # sessions one list_sessions call may ask for
 SEARCH_MAX = 100  # hits one search call may ask for
+QUERY_MAX = 2000  # characters of a search query
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,8 @@ def search(a: Archive, query: str, limit: int = 20) -> dict:
     """The site's search (site.searchquery: the search box's language), its hits as dicts."""
     if not 1 <= limit <= SEARCH_MAX:
         raise ValueError(f"limit must be 1 to {SEARCH_MAX}")
+    if len(query) > QUERY_MAX:  # (the result repeats it)
+        raise ValueError(f"the query is {len(query):,} characters long; at most {QUERY_MAX:,}")
     if not (a.site / "search").is_dir():
         raise FileNotFoundError(2, f"{a.site} has no search index: run `ccreport build --out {a.site}` first")
     hits = search_site(a.site, query, limit)

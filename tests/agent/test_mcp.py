@@ -46,6 +46,8 @@ BAD = [
     ("search", {"query": "crash is:error"}),
     ("search", {"query": "tool:Bash"}),
     ("list_sessions", {"limit": 0}),
+    ("session_transcript", {"session": "x" * 100_000}),
+    ("search", {"query": "word " * 1000}),
 ]
 
 
@@ -126,6 +128,8 @@ def test_bad_ids_and_unknown_sessions_are_tool_errors(sample):
     assert "is: is not supported" in bad[8].text
     assert "no words" in bad[9].text
     assert "limit must be" in bad[10].text
+    assert "not a valid session id" in bad[11].text and len(bad[11].text) < 1000
+    assert "at most 2,000" in bad[12].text
 
 
 # ---- a session the home lost after a build: read from the site's archive ---------------------
