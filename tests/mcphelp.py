@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from urllib.parse import unquote
+
 import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -44,3 +46,10 @@ def exchange(home: Path, site: Path, calls: list[tuple[str, dict]], *flags: str)
             return names, replies
 
     return anyio.run(run)
+
+
+def resolves(site: Path, url: str) -> bool:
+    """A result's site URL opens a page of the built site that holds its anchor."""
+    path, _, anchor = url.partition("#")
+    page = site / unquote(path)
+    return page.is_file() and (not anchor or f'id="{anchor}"' in page.read_text(encoding="utf-8"))

@@ -171,7 +171,8 @@ def make_server(served: Served) -> MCPServer:
     def session_outline(session: str) -> str:
         """What the session page's outline shows: each prompt of the session, what its turn did
         (tools by count, files changed, sub-agents, errors, cost, duration) and the first lines of
-        its answer, with the URL of its place on the site (relative to the site's root)."""
+        its answer, with the URL of its place on the site (relative to the site's root); and the
+        session's sub-agent transcripts (their ids are session_transcript's agent)."""
         return answer(served, lambda: reads.session_outline(a, session), "turns")
 
     def search(query: str, limit: int = 20) -> str:

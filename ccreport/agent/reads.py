@@ -136,13 +136,16 @@ def _turn_json(t, url: str) -> dict:
 def session_outline(a: Archive, session: str) -> dict:
     """What the session page's outline shows: every prompt of the main transcript, what its turn did
     (tools, files changed, sub-agents, errors, cost, duration) and the first lines of its answer;
-    each with the URL of its place on the site (relative to the site's root)."""
+    each with the URL of its place on the site (relative to the site's root); and the session's
+    sub-agent transcripts (the ids session_transcript's ``agent`` takes)."""
     s, t, path = locate(a.home, session, None, a.catalog())
     carry, turns = _main_pass(s, a.page_size)
     base = session_url(s.project.dir_name, s.id)
     rows = [_turn_json(turn, f"{base}/{page_name(turn.page)}#L{turn.line}") for turn in turns.turns]
+    agents = [{"agent": t.id, "kind": t.kind, "type": t.agent_type, "description": t.description} for t in s.agents]
     return {"sessionId": s.id, "title": _title(s, carry), "project": project_path(s.project), "path": str(path),
-            "inHome": s.gone is None, "sessionUrl": f"{base}/index.html", "prompts": len(rows), "turns": rows}
+            "inHome": s.gone is None, "sessionUrl": f"{base}/index.html", "agents": agents,
+            "prompts": len(rows), "turns": rows}
 
 
 def search(a: Archive, query: str, limit: int = 20) -> dict:

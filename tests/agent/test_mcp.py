@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
 
 from ccreport.inspect.listing import list_rows
 from ccreport.inspect.tail import tail
 from ccreport.site.build import Options, build
-from mcphelp import TOOLS, exchange
+from mcphelp import TOOLS, exchange, resolves
 from util import SAMPLE_HOME
 
 SID = "4ebd3ba9-3ae8-58e0-b978-920a51c240d3"  # alice's webshop session: 3 prompts, sub-agents
@@ -58,13 +57,6 @@ def sample(sample_site):
     return site, names, dict(zip(range(len(CALLS)), replies[:len(CALLS)])), replies[len(CALLS):]
 
 
-def _resolves(site: Path, url: str) -> bool:
-    """The URL's page exists on the site and holds its anchor."""
-    path, _, anchor = url.partition("#")
-    page = site / unquote(path)
-    return page.is_file() and (not anchor or f'id="{anchor}"' in page.read_text(encoding="utf-8"))
-
-
 def test_the_four_tools_are_listed(sample):
     assert sample[1] == TOOLS
 
@@ -99,16 +91,17 @@ def test_outline_is_the_session_pages(sample):
     page = (site / o["sessionUrl"]).read_text(encoding="utf-8")
     shown = re.search(r'outline-h">Prompts <span class="dim">\((\d+)\)', page)
     assert o["prompts"] == len(o["turns"]) == int(shown.group(1)) == 3
-    assert all(_resolves(site, t["url"]) for t in o["turns"])
+    assert all(resolves(site, t["url"]) for t in o["turns"])
     first = o["turns"][0]
     assert first["prompt"].startswith("Der Checkout bricht") and first["tools"] and first["answer"]
     assert any(f.endswith("cart.py") for t in o["turns"] for f in t["filesChanged"])
+    assert AGENT in {x["agent"] for x in o["agents"]}
 
 
 def test_search_hits_link_to_their_message(sample):
     site, _, r, _ = sample
     umlaut = r[6].data["hits"]
-    assert umlaut and umlaut[0]["session"] == SID and all(_resolves(site, h["url"]) for h in umlaut)
+    assert umlaut and umlaut[0]["session"] == SID and all(resolves(site, h["url"]) for h in umlaut)
     assert any("umlaut" in h["snippet"].lower() for h in umlaut) and all(h["when"] for h in umlaut)
     every, bash, gallery = (r[i].data["hits"] for i in (7, 8, 9))
     assert bash and all(h["kind"] == "tool" for h in bash) and len(bash) <= len(every)
@@ -159,7 +152,7 @@ def test_a_lost_session_is_read_from_the_archive(lost):
     assert [e.get("uuid") for e in t["entries"]] == [e.get("uuid") for e in before["entries"]]
     assert agent.data["archived"] is True and agent.data["entries"]
     o = outline.data
-    assert o["inHome"] is False and len(o["turns"]) == 3 and all(_resolves(site, x["url"]) for x in o["turns"])
+    assert o["inHome"] is False and len(o["turns"]) == 3 and all(resolves(site, x["url"]) for x in o["turns"])
     assert found.data["hits"][0]["session"] == SID
 
 

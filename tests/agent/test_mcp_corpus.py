@@ -5,16 +5,14 @@ built site's pages."""
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
 import pytest
 
 from ccreport.agent.reads import Archive, session_outline
 from ccreport.inspect.listing import list_rows
 from ccreport.inspect.tail import tail
-from ccreport.site.searchtext import terms
 from ccreport.source.home import discover
-from mcphelp import exchange
+from mcphelp import exchange, resolves
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +21,7 @@ def corpus(corpus_home, corpus_site):
     catalog = discover(corpus_home)
     s = max((s for s in catalog.sessions() if s.main), key=lambda s: s.main.size)
     first = session_outline(Archive(corpus_home, site), s.id)["turns"][0]["prompt"]
-    word = max((t for t in terms(first) if t.isalpha()), key=len)
+    word = max(re.findall(r"[A-Za-z]+", first), key=len).lower()  # a word the search must find there
     project = {x.id for x in s.project.sessions.values()}
     calls = [("list_sessions", {}), ("session_outline", {"session": s.id}),
              ("session_transcript", {"session": s.id, "tail": 20}),
@@ -33,12 +31,6 @@ def corpus(corpus_home, corpus_site):
              ("search", {"query": "the tool:Bash", "limit": 100}),
              ("search", {"query": "the", "limit": 100})]
     return corpus_home, site, s, project, exchange(corpus_home, site, calls)[1]
-
-
-def _resolves(site, url: str) -> bool:
-    path, _, anchor = url.partition("#")
-    page = site / unquote(path)
-    return page.is_file() and f'id="{anchor}"' in page.read_text(encoding="utf-8")
 
 
 def test_list_sessions_on_the_corpus(corpus):
@@ -53,7 +45,7 @@ def test_outline_on_the_corpus(corpus):
     o = replies[1].data
     page = (site / o["sessionUrl"]).read_text(encoding="utf-8")
     assert o["prompts"] == int(re.search(r'outline-h">Prompts <span class="dim">\((\d+)\)', page).group(1))
-    assert o["turns"] and all(_resolves(site, t["url"]) for t in o["turns"])
+    assert o["turns"] and all(resolves(site, t["url"]) for t in o["turns"])
 
 
 def test_transcript_on_the_corpus(corpus):
@@ -72,4 +64,4 @@ def test_search_on_the_corpus(corpus):
     assert in_project and {h["session"] for h in in_project} <= project
     assert bash and all(h["kind"] == "tool" for h in bash) and len({h["session"] for h in bash}) <= len({h["session"] for h in the})
     for h in plain + own + bash:
-        assert _resolves(site, h["url"]) and len(h["snippet"]) <= 300
+        assert resolves(site, h["url"]) and len(h["snippet"]) <= 300
