@@ -538,3 +538,22 @@ def forget(session, home, out, store, page_size):
             res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
     _report(res, out, False)
     click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)
+
+
+@cli.command()
+@click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
+@click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+              help="The site whose archive (sessions the home lost) and search index are read.")
+@_page_size
+@click.option("--redact/--no-redact", default=True, show_default=True,
+              help="Replace keys, tokens, passwords and home paths in every result (as export does).")
+@click.option("--max-bytes", type=click.IntRange(16_384, 16 << 20), default=256 << 10, show_default=True,
+              help="The most bytes of JSON one tool result may hold.")
+def mcp(home, site, page_size, redact, max_bytes):
+    """Serve the archive to an agent: a read-only MCP server on stdin/stdout (docs/mcp.md)."""
+    from ccreport.agent.mcpserver import Served, serve
+    from ccreport.agent.reads import Archive
+
+    home = resolve_home(str(home) if home else None)
+    with _errors():
+        serve(Served(Archive(home, site.absolute(), page_size), redact=redact, cap=max_bytes))

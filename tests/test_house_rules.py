@@ -32,6 +32,8 @@ ALLOWED = {
     "share": {"source", "model", "render"},
     "inspect": {"source", "model", "render"},
     "live": {"source", "model", "render", "site"},
+    # the MCP server: on top of the stages it reads through (tail's locate, the export's redaction)
+    "agent": {"source", "model", "render", "site", "share", "inspect"},
 }
 BOTTOM = {"__init__", "__main__", "fs", "layout"}
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import orjson
 
-from ccreport.source.home import Session, Transcript, contained
+from ccreport.source.home import Catalog, Session, Transcript, contained
 from ccreport.source import jsonl
+from ccreport.source.reading import open_transcript
 from ccreport.source.jsonl import PREVIEW, Line, Reader, parse_line
 from ccreport.source.lastlines import after_last_newline, count_lines, read_span, spans_backwards
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
@@ -28,26 +29,38 @@ STRING_KEEP = 16 * 1024
 BUDGET = 16 * 1024 * 1024
 
 
-def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
-    """The session, its transcript and the file to read; LocateError for anything else."""
+def locate(home: Path, spec: str, agent: str | None = None,
+           catalog: Catalog | None = None) -> tuple[Session, Transcript, Path]:
+    """The session, its transcript and the file to read; LocateError for anything else. ``catalog``:
+    the home's, or the home's merged with a site's archive (source.archive.merge), whose transcripts
+    the home lost are read from the store (the path returned is where the home had it)."""
     check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
-    session = find_session(home, spec)
+    session = find_session(home, spec, catalog=catalog)
     t = find_transcript(session, agent)
     root = home / "projects"
+    if t.store is not None and contained(t.path, root):
+        return session, t, t.path
     resolved = t.path.resolve()
     if not contained(resolved, root) or not resolved.is_file():
         raise LocateError(f"no session {spec} in {root}")
     return session, t, resolved
 
 
-def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
-    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
-    session, t, resolved = locate(home, spec, agent)
-    total, lines = read_tail(resolved, n)
-    return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
-            "truncated": total > len(lines), "entries": lines}
+def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, catalog: Catalog | None = None,
+         budget: int | None = None) -> dict:
+    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest); with
+    ``catalog`` (see locate) also a transcript only the archive has ("archived": true). ``budget``:
+    the bytes all entries may cost (default ``BUDGET``)."""
+    session, t, resolved = locate(home, spec, agent, catalog)
+    with (open_transcript(t) if t.store is not None else open(resolved, "rb")) as fh:
+        total, lines = read_tail(fh, n, budget)
+    out = {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
+           "truncated": total > len(lines), "entries": lines}
+    if t.store is not None:
+        out["archived"] = True
+    return out
 
 
 # --- tail -f ----------------------------------------------------------------------------------
@@ -83,22 +96,27 @@ def readable_entry(line: int, e: dict) -> str:
     return "\n".join(_turn(line, e))
 
 
-def read_tail(path: Path, n: int) -> tuple[int, list[dict]]:
-    """(line count, the entries of the last n lines) with bounded memory: the file is read backwards a
-    block at a time, each entry is capped (``ENTRY_CAP``) and all of them together (``BUDGET``): fewer
-    than n come back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
-    with open(path, "rb") as fh:
-        total = count_lines(fh)
-        spans: list[tuple[int, int]] = []
-        kept = 0
-        for start, end in spans_backwards(fh):
-            cost = min(end - start, ENTRY_CAP)
-            if (n and len(spans) >= n) or (spans and kept + cost > BUDGET):
-                break
-            spans.append((start, end))
-            kept += cost
-        # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
-        return total, [entry_of(read_span(fh, start, end, jsonl.LINE_CAP)) for start, end in reversed(spans)]
+def read_tail(source, n: int, budget: int | None = None) -> tuple[int, list[dict]]:
+    """(line count, the entries of the last n lines) with bounded memory: the file (a path, or an
+    open seekable binary stream) is read backwards a block at a time, each entry is capped
+    (``ENTRY_CAP``) and all of them together (``budget``, default ``BUDGET``): fewer than n come
+    back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
+    if isinstance(source, (str, Path)):
+        with open(source, "rb") as fh:
+            return read_tail(fh, n, budget)
+    budget = BUDGET if budget is None else budget
+    fh = source
+    total = count_lines(fh)
+    spans: list[tuple[int, int]] = []
+    kept = 0
+    for start, end in spans_backwards(fh):
+        cost = min(end - start, ENTRY_CAP)
+        if (n and len(spans) >= n) or (spans and kept + cost > budget):
+            break
+        spans.append((start, end))
+        kept += cost
+    # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
+    return total, [entry_of(read_span(fh, start, end, jsonl.LINE_CAP)) for start, end in reversed(spans)]
 
 
 def entry_of(ln: Line) -> dict:
@@ -111,22 +129,23 @@ def entry_of(ln: Line) -> dict:
         obj, _err = parse_line(body)
         if ln.size <= ENTRY_CAP:
             return obj if obj is not None else {"malformed": bytes(body).decode("utf-8", errors="replace")}
-        if obj is not None and len(orjson.dumps(_shrink(obj))) <= ENTRY_CAP:
+        if obj is not None and len(orjson.dumps(shrink(obj))) <= ENTRY_CAP:
             return obj
         del obj
     head = bytes(ln.data[:PREVIEW]).decode("utf-8", errors="replace")
     return {"malformed": head, "cut": f"line of {ln.size:,} bytes, longer than {ENTRY_CAP:,}: only its start is shown"}
 
 
-def _shrink(obj: dict) -> dict:
-    """Cut every string longer than ``STRING_KEEP`` characters, in place (no recursion: JSON may nest
-    deeper than Python's stack allows)."""
+def shrink(obj: dict, keep: int | None = None) -> dict:
+    """Cut every string longer than ``keep`` (default ``STRING_KEEP``) characters, in place (no
+    recursion: JSON may nest deeper than Python's stack allows)."""
+    keep = STRING_KEEP if keep is None else keep
     stack: list = [obj]
     while stack:
         c = stack.pop()
         for k, v in list(c.items() if isinstance(c, dict) else enumerate(c)):
-            if isinstance(v, str) and len(v) > STRING_KEEP:
-                c[k] = v[:STRING_KEEP] + f"… [{len(v) - STRING_KEEP:,} more characters]"
+            if isinstance(v, str) and len(v) > keep:
+                c[k] = v[:keep] + f"… [{len(v) - keep:,} more characters]"
             elif isinstance(v, (dict, list)):
                 stack.append(v)
     return obj
