@@ -132,6 +132,13 @@ def tool_results_url(project: str, session_id: str) -> str:
     return session_url(project, session_id) + "/tool-results"
 
 
+def inert_copy_name(name: str) -> str:
+    """The name in the site of a file copied from the home as it is (a tool-results file): one no
+    browser runs, from file:// or any server (``evil.html`` → ``evil.html~.txt``). Home names of such
+    files never hold '~' (site.toolresults), so two of them never get one name."""
+    return name if name.endswith(".txt") else name + "~.txt"
+
+
 def file_history_dir(project: str, session_id: str) -> str:
     """Copies of the session's file-history backups (the file before an edit)."""
     return session_dir(project, session_id) + "/file-history"
