@@ -29,6 +29,7 @@ from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Catalog, discover
+from ccreport.source.names import unreported
 
 
 @dataclass
@@ -99,7 +100,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         try:
             _run_jobs(run, jobs, progress)
         finally:
-            run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
+            run.res.errors.extend(unreported(run.res.errors, finish(run.kept)))  # the copy into the store, beside the rendering
         run.res.stamps["sessions"] = time.time()
         show_home(run, jobs)
         _prune_vanished(run)
