@@ -468,7 +468,7 @@ def forget(session, home, out, store, page_size):
         keys = run_forget(Store(root), session, catalog)
     except RestoreError as exc:
         _fail(str(exc), 1)
-    with _errors(f"cannot write the site to {out}"):
+    with _one_writer(out, "forget"), _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
     _report(res, out, False)
     click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)

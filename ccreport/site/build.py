@@ -25,6 +25,7 @@ from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
+from ccreport.site.sweep import sweep
 from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
@@ -126,6 +127,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
 def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float) -> _Run:
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
+    if f.state is None:  # a writer's first build (a follower keeps the state: its later ones are not)
+        sweep(out)
     st = f.state if f.state is not None else State.load(out)
     fp = fingerprint()
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
