@@ -71,6 +71,20 @@ def resolve_static(root: Path, url_path: str) -> Path | None:
     return real if real.is_file() else None
 
 
+def as_sent(target: str) -> str:
+    """The request target as the client sent it. http.server reads the request line as Latin-1, so a
+    client that sent 'é' as raw UTF-8 (not percent-encoded) arrives as 'Ã©', and every error message
+    quoting it is garbled. Its bytes, read as UTF-8; bytes that are not UTF-8 stay percent-encoded
+    (then refused as any bad escape is)."""
+    if target.isascii():
+        return target
+    raw = target.encode("latin-1", "replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in raw)
+
+
 # --- HTTP ---------------------------------------------------------------------------------------
 class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -129,6 +143,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # (and HEAD: the answers below leave out the body for it)
         try:
+            self.path = as_sent(self.path)
             parts = urlsplit(self.path)
             path = parts.path or "/"
             refused = refusal(self.server.policy, self.headers, path)

@@ -12,7 +12,7 @@ import orjson
 
 from ccreport.model.messages import Message, ToolCall, injected_text
 from ccreport.render.codelang import fence_language
-from ccreport.render.markup import human_size, strip_ansi
+from ccreport.render.markup import human_size, show_invisible, strip_ansi
 from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import extra_of, short
@@ -264,7 +264,8 @@ def doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    return Block([Prose("# " + short(strip_ansi(ex.title(info)), 200)), Prose(line),
+    # (names, paths and the title: a bidi control or zero-width character shows as its code point)
+    return Block([Prose("# " + short(show_invisible(strip_ansi(ex.title(info))), 200)), Prose(show_invisible(line)),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 

@@ -25,7 +25,7 @@ from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
-from ccreport.site.sweep import sweep
+from ccreport.site import sweep
 from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
@@ -118,6 +118,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         run.state.save(full=run.full_all)
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
+    sweep.end(out)
     run.res.projects = len(run.catalog.projects)
     run.res.seconds = time.perf_counter() - t0
     run.res.stamps["end"] = time.time()
@@ -127,8 +128,6 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
 def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float) -> _Run:
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
-    if f.state is None:  # a writer's first build (a follower keeps the state: its later ones are not)
-        sweep(out)
     st = f.state if f.state is not None else State.load(out)
     fp = fingerprint()
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
@@ -146,6 +145,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
         unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
+    sweep.begin(out, run.full_all)  # (what a killed build left; before any page of this one is written)
     return run
 
 

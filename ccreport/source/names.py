@@ -39,3 +39,11 @@ def unreported(reported: list[str], more: list[str]) -> list[str]:
         return path in paths or any(p.startswith(path + "/") for p in paths)
 
     return [m for m in more if not told(m)]
+
+
+def quoted(value: str) -> str:
+    """``value`` quoted as repr() does, its bytes that are not UTF-8 (a command-line argument's) as
+    ``\\xNN``, as they were typed, rather than as the surrogates Python holds them in (``\\udcff``)."""
+    if not not_utf8(value):
+        return repr(value)
+    return repr(shown(value)).replace("\\\\x", "\\x")

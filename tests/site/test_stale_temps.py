@@ -1,4 +1,4 @@
-"""Issue 29, point 7: temporary files a killed build left (``fs.atomic_write``'s
+"""Issue 29, point 7: temporary files a killed build left (with its mark, .ccreport/building) (``fs.atomic_write``'s
 ``.<name>.<pid>.<thread>.tmp`` anywhere in the site, ``.ccreport/`` and its store included, and the
 search index's spill files) are removed by the next build, incremental or full; a temporary file of
 a writer still running is not touched."""
@@ -64,11 +64,13 @@ def test_the_next_build_removes_what_a_killed_writer_left(built, how):
     home, site = built
     assert _temps(site) == set()
     left = _plant(site, _dead_pid())
+    (site / ".ccreport" / "building").touch()  # what a killed build leaves beside them (site.sweep)
     running = site / "p" / f".busy.html.{os.getpid()}.9.tmp"  # this test process runs: its file stays
     running.write_bytes(b"being written")
     run = _build(home, site, *(["--page-size", "40"] if how == "full" else []))
     assert run.returncode == 0, run.stderr
     assert _temps(site) == {running.relative_to(site).as_posix()}, f"left: {left & _temps(site)}"
+    assert not (site / ".ccreport" / "building").exists()
 
 
 def test_the_temporary_name_is_what_the_sweep_knows(tmp_path, monkeypatch):
