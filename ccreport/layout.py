@@ -41,11 +41,12 @@ _HASH_CHARS = 16
 def site_name(name: str) -> str:
     """A project folder, session or transcript id as one name on disk: itself when short, else its
     first characters, '~' and a hash of the whole name (stable, and distinct from a short name,
-    which never ends in '~' + 16 hex digits by chance alone)."""
+    which never ends in '~' + 16 hex digits by chance alone). A name that starts with a dot gets the
+    second form too, without its leading dots: `serve` hands out no dot file or folder."""
     raw = name.encode("utf-8", "surrogateescape")
-    if len(raw) <= MAX_NAME_BYTES:
+    if len(raw) <= MAX_NAME_BYTES and not name.startswith("."):
         return name
-    start = raw[:_KEEP_BYTES].decode("utf-8", "ignore")  # never half a character
+    start = raw[:_KEEP_BYTES].decode("utf-8", "ignore").lstrip(".")  # never half a character
     return f"{start}~{hashlib.sha256(raw).hexdigest()[:_HASH_CHARS]}"
 
 

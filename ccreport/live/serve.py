@@ -211,14 +211,15 @@ class Handler(BaseHTTPRequestHandler):
         if f is None:
             return self._not_found()
         rel_parts = f.relative_to(self.server.site).parts
-        copied = COPIED_DIRS.intersection(rel_parts)  # (also the .html copies an older build made)
+        top = rel_parts[0]
+        # p/<project>/<session>/tool-results/<name> (also the .html copies an older build made there)
+        copied = len(rel_parts) == 5 and top == "p" and rel_parts[3] in COPIED_DIRS
         ctype = "text/plain" if copied else mimetypes.guess_type(f.name)[0] or "application/octet-stream"
         if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
             ctype += "; charset=utf-8"
-        # Pages change under a live server; hashed assets and blobs never change under their name.
-        top = rel_parts[0]
         if self.server.live is not None and top == "p" and f.name.startswith("page-") and self.command != "HEAD":
             self.server.live.viewed("/".join(rel_parts))
+        # Pages change under a live server; hashed assets and blobs never change under their name.
         immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
         cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:

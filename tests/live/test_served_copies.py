@@ -201,3 +201,34 @@ def test_no_other_origin_can_frame_a_page(served, browser, tmp_path):
         ctx.close()
         other.shutdown()
         other.server_close()
+
+
+def test_a_session_named_like_the_copies_folder_is_still_a_page(tmp_path):
+    from util import assistant, make_home, user
+
+    lines = [user("u1", "named tool-results", sid="tool-results"),
+             assistant("a1", [{"type": "text", "text": "seen"}], parent="u1", sid="tool-results")]
+    home = make_home(tmp_path / "home", {"tool-results": {"tool-results.jsonl": lines}})
+    assert build(home, tmp_path / "site", Options(jobs=1)).errors == []
+    with Running(make_server(tmp_path / "site", home, port=0)) as running:
+        status, hdrs, body = raw(running, "/p/tool-results/tool-results/page-0001.html")
+        assert status == 200 and hdrs["content-type"] == "text/html; charset=utf-8" and b"named tool-results" in body
+        assert "sandbox" not in hdrs["content-security-policy"]
+
+
+def test_a_home_name_with_a_leading_dot_is_still_served(tmp_path):
+    """Dot folders are never served, so a project or session whose name starts with a dot gets a
+    folder name without it (layout.site_name): its pages are linked and served."""
+    from util import assistant, make_home, user
+
+    lines = [user("u1", "a dotted session", sid=".hidden"), assistant("a1", [{"type": "text", "text": "seen"}], parent="u1",
+                                                                       sid=".hidden")]
+    home = make_home(tmp_path / "home", {".dotproj": {".hidden.jsonl": lines}})
+    assert build(home, tmp_path / "site", Options(jobs=1)).errors == []
+    pages = [p.relative_to(tmp_path / "site") for p in (tmp_path / "site" / "p").rglob("page-0001.html")]
+    assert len(pages) == 1 and not any(part.startswith(".") for part in pages[0].parts)
+    with Running(make_server(tmp_path / "site", home, port=0)) as running:
+        index = raw(running, "/p/" + quote(pages[0].parts[1]) + "/")[2].decode()
+        assert quote(pages[0].parts[2]) in index
+        status, _, body = raw(running, "/" + quote(pages[0].as_posix()))
+        assert status == 200 and b"a dotted session" in body

@@ -96,3 +96,23 @@ def test_the_checks_find_each_one():
         assert markup.esc(c) == f"⟨U+{ord(c):04X}⟩" and markup.show_controls(c) == markup.esc(c)
     assert markup.controls_free("plain — “quoted” 日本語 é\n\t".encode())
     assert markup.show_invisible("a\u202eb\x1b") == "a⟨U+202E⟩b\x1b"
+
+
+@pytest.mark.browser
+def test_search_results_show_them_too(home_and_site, browser):
+    """The index keeps the text; the search panel shows a hit's title and snippet as the pages do."""
+    _, site = home_and_site
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto((site / "index.html").as_uri())
+        page.fill("#search-q", "bold")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#search-status[data-count]", timeout=20_000)
+        shown = page.text_content("#search-results")
+        assert "bold⟨U+202E⟩x" in shown, shown
+        assert [c for c in INVISIBLE if c in shown] == []
+        assert errors == []
+    finally:
+        page.close()
