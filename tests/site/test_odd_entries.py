@@ -129,3 +129,17 @@ def test_broken_symlinks_skip_only_themselves(tmp_path, clean, existing):
     assert ALICE_SID in _listed(site)
     listing = subprocess.run(CLI + ["list", "--home", str(home), "--all"], capture_output=True, text=True, timeout=120)
     assert "new-after-links" in listing.stdout and ALICE_SID in listing.stdout
+
+
+def test_names_that_are_not_utf8_added_to_an_existing_site(tmp_path, clean):
+    home = _sample(tmp_path)
+    site = tmp_path / "site"
+    assert _cli_build(home, site).returncode == 0
+    odd = add_undecodable_names(home)
+    _new_session(home, "new-beside-odd-names")
+    run = _cli_build(home, site)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert len(run.stderr.splitlines()) == len(set(run.stderr.splitlines())) >= len(odd) - 2  # (folders told once)
+    archived, listed = clean
+    assert _archived(site) == archived | {f"{ALICE}/new-beside-odd-names"}
+    assert _listed(site) == listed | {"new-beside-odd-names"}
