@@ -59,6 +59,16 @@
     });
   }
 
+  // Text from the search index as the pages show it (render/markup.py): a control character as its
+  // Control Picture (NUL → ␀), a bidi control or zero-width character as its code point (⟨U+202E⟩),
+  // so no hit's title or snippet is shown reversed or hidden.
+  var CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
+  var INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+  function visible(text) {
+    return text.replace(CONTROLS, function (c) { return c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)); })
+      .replace(INVISIBLE, function (c) { return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9"; });
+  }
+
   // ``text`` appended to ``parent`` as text nodes, each of ``words`` (lower case) in a <mark>
   // (never innerHTML: the text is the transcript's). Shared with search.js's snippets through
   // window.ccreport: both are classic scripts (file:// has no modules), app.js loaded first.
@@ -68,14 +78,14 @@
       var at = -1, len = 0;
       words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
       if (at < 0) break;
-      parent.appendChild(document.createTextNode(text.slice(pos, at)));
+      parent.appendChild(document.createTextNode(visible(text.slice(pos, at))));
       var m = document.createElement("mark");
       if (className) m.className = className;
-      m.textContent = text.slice(at, at + len);
+      m.textContent = visible(text.slice(at, at + len));
       parent.appendChild(m);
       pos = at + len;
     }
-    parent.appendChild(document.createTextNode(text.slice(pos)));
+    parent.appendChild(document.createTextNode(visible(text.slice(pos))));
   }
 
   ready(function () {
@@ -91,5 +101,5 @@
       try { localStorage.setItem("ccreport-theme", next); } catch (e) { /* ignore */ }
     });
   });
-  window.ccreport = { localiseTimes: localiseTimes, mark: appendMarked };
+  window.ccreport = { localiseTimes: localiseTimes, mark: appendMarked, visible: visible };
 })();

@@ -19,7 +19,7 @@
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text != null) e.textContent = text;
+    if (text != null) e.textContent = window.ccreport.visible(String(text));  // (app.js)
     return e;
   }
 

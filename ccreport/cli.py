@@ -20,16 +20,25 @@ _page_size = click.option("--page-size", type=click.IntRange(5, 10_000), default
                           help="Messages per transcript page.")
 
 
+def printable(text: str) -> str:
+    """A line from a home (a name in an error) safe for the terminal: inspect/terminal.py."""
+    if text.isprintable():
+        return text
+    from ccreport.inspect.terminal import printable as shown
+
+    return shown(text)
+
+
 def _report(res, out: Path, quiet: bool) -> None:
     """The first build's errors, then its summary line unless quiet."""
     for err in res.errors:
-        click.echo(f"ccreport: error: {err}", err=True)
+        click.echo(f"ccreport: error: {printable(err)}", err=True)
     if not quiet:
         click.echo(res.summary_line(out), err=True)
 
 
 def _fail(msg: str, code: int = 2):
-    click.echo(f"ccreport: {msg}", err=True)
+    click.echo(f"ccreport: {printable(msg)}", err=True)
     sys.exit(code)
 
 
@@ -470,7 +479,7 @@ def stats(home, as_json, store):
     with _errors():
         data = collect(home, store)
     for problem in data["problems"]:
-        click.echo(f"ccreport: warning: {problem}", err=True)
+        click.echo(f"ccreport: warning: {printable(problem)}", err=True)
     click.echo(render_json(data) if as_json else render_text(data), nl=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -17,6 +18,11 @@ _TMP_NAME_BYTES = 180
 class WriteError(OSError):
     """Writing a file failed (full disk, read-only folder…): callers say "cannot write", never
     "cannot read", and ``filename`` names the file that was being written."""
+
+
+# What _tmp_path names: ".<name or its hash>.<pid>.<thread id>.tmp" (site.sweep removes those a killed
+# writer left).
+TMP_NAME = re.compile(r"\..+\.(\d+)\.\d+\.tmp", re.S)
 
 
 def _tmp_path(path: Path) -> Path:

@@ -41,11 +41,12 @@ _HASH_CHARS = 16
 def site_name(name: str) -> str:
     """A project folder, session or transcript id as one name on disk: itself when short, else its
     first characters, '~' and a hash of the whole name (stable, and distinct from a short name,
-    which never ends in '~' + 16 hex digits by chance alone)."""
+    which never ends in '~' + 16 hex digits by chance alone). A name that starts with a dot gets the
+    second form too, without its leading dots: `serve` hands out no dot file or folder."""
     raw = name.encode("utf-8", "surrogateescape")
-    if len(raw) <= MAX_NAME_BYTES:
+    if len(raw) <= MAX_NAME_BYTES and not name.startswith("."):
         return name
-    start = raw[:_KEEP_BYTES].decode("utf-8", "ignore")  # never half a character
+    start = raw[:_KEEP_BYTES].decode("utf-8", "ignore").lstrip(".")  # never half a character
     return f"{start}~{hashlib.sha256(raw).hexdigest()[:_HASH_CHARS]}"
 
 
@@ -130,6 +131,13 @@ def tool_results_dir(project: str, session_id: str) -> str:
 
 def tool_results_url(project: str, session_id: str) -> str:
     return session_url(project, session_id) + "/tool-results"
+
+
+def inert_copy_name(name: str) -> str:
+    """The name in the site of a file copied from the home as it is (a tool-results file): one no
+    browser runs, from file:// or any server (``evil.html`` → ``evil.html~.txt``). Home names of such
+    files never hold '~' (site.toolresults), so two of them never get one name."""
+    return name if name.endswith(".txt") else name + "~.txt"
 
 
 def file_history_dir(project: str, session_id: str) -> str:

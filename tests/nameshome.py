@@ -4,6 +4,7 @@ and more. Shared by the site tests (links, long names) and the search tests (fin
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from util import assistant, make_home, tool_result, user
@@ -70,3 +71,46 @@ def make_names_home(root: Path) -> Path:
         saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(f"the whole output {n}\n" * 100)
     return home
+
+
+# --- names ccreport cannot carry, and links that lead nowhere (issue 29, points 4 and 5) ------------
+ALICE = "-home-alice-webshop"  # a sample_home project with a session folder (sub-agent, tool results)
+ALICE_SID = "4ebd3ba9-3ae8-58e0-b978-920a51c240d3"
+
+
+def add_undecodable_names(home: Path) -> list[bytes]:
+    """Put a file or folder whose name is not UTF-8 in every place a home lists (a copy of
+    sample_home): a project, a session file and folder, a sub-agent, a Workflow run folder, a tool
+    result, a plan, a todo list, a file-history backup, a team, a task list. Returns the paths (bytes)."""
+    root = os.fsencode(home)
+    proj = root + b"/projects/" + ALICE.encode()
+    sdir = proj + b"/" + ALICE_SID.encode()
+    session_lines = (home / "projects" / ALICE / f"{ALICE_SID}.jsonl").read_bytes()
+    made = {
+        b"/projects/-bad-\xff-project/" + ALICE_SID.encode() + b".jsonl": session_lines,
+        proj[len(root):] + b"/sess-\xfe.jsonl": session_lines,
+        proj[len(root):] + b"/sess-\xfd/subagents/agent-a1.jsonl": session_lines,
+        sdir[len(root):] + b"/subagents/agent-\xfc.jsonl": session_lines,
+        sdir[len(root):] + b"/subagents/workflows/wf_\xfb/agent-w1.jsonl": session_lines,
+        sdir[len(root):] + b"/tool-results/out-\xfa.txt": b"output\n",
+        b"/plans/plan-\xf9.md": b"# a plan\n",
+        b"/todos/\xf8-agent-x.json": b"[]",
+        b"/file-history/" + ALICE_SID.encode() + b"/\xf7@v1": b"before\n",
+        b"/teams/team-\xf6/config.json": b"{}",
+        b"/tasks/list-\xf5/1.json": b"{}",
+    }
+    for rel, data in made.items():
+        os.makedirs(os.path.dirname(root + rel), exist_ok=True)
+        with open(root + rel, "wb") as fh:
+            fh.write(data)
+    return [root + rel for rel in made]
+
+
+def add_broken_links(project: Path) -> list[str]:
+    """Entries of a project folder that are links to nowhere: a loop on itself, a loop of two, a
+    dangling link, a folder linked to itself. Returns their names."""
+    links = {"x.jsonl": "x.jsonl", "a.jsonl": "b.jsonl", "b.jsonl": "a.jsonl", "gone.jsonl": "nowhere.jsonl",
+             "loopdir": "loopdir"}
+    for name, target in links.items():
+        os.symlink(target, project / name)
+    return list(links)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 
+from ccreport.inspect.terminal import printable
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
 from ccreport.render.markup import human_size
@@ -73,9 +74,11 @@ def format_table(rows: list[SessionRow], width: int = 60) -> str:
     head = ("ID", "PROJECT", "TITLE", "LAST ACTIVITY (UTC)", "MSGS", "SIZE")
     body = []
     for r in rows:
-        proj = r.project if len(r.project) <= 40 else "…" + r.project[-39:]
-        title = r.title if len(r.title) <= width else r.title[: width - 1] + "…"
-        body.append((r.id, proj, title, r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
+        # (names and titles from the home: no control, bidi or zero-width character reaches the terminal)
+        project, title = printable(r.project), printable(r.title)
+        proj = project if len(project) <= 40 else "…" + project[-39:]
+        title = title if len(title) <= width else title[: width - 1] + "…"
+        body.append((printable(r.id), proj, title, r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
     widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
     for row in [head] + body:

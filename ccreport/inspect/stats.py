@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ccreport.inspect.terminal import printable
 from ccreport.source.activity import project_path
 from ccreport.source.archive import merge
 from ccreport.source.home import discover
@@ -32,6 +33,7 @@ def _row(label: str, r: dict, width: int) -> str:
 
 
 def _table(title: str, rows: list[tuple[str, dict]], width: int = 40) -> list[str]:
+    rows = [(printable(label), r) for label, r in rows]  # (paths and model names from the home)
     width = max([width, len(title)] + [len(label) for label, _ in rows])  # labels whole: paths are not cut
     head = f"{title:<{width}} {'responses':>9} {'input':>12} {'output':>12} {'cache write':>13} {'cache read':>14}  cost"
     return [head, "-" * len(head)] + [_row(label, r, width) for label, r in rows] + [""]
@@ -57,7 +59,7 @@ def render_text(data: dict) -> str:
         notes.append("(titles, summaries) that never appear as assistant lines, and its own price table.")
     if h.get("unpriced_models"):
         notes.append("No price known for " + ", ".join(h["unpriced_models"]) + ": tokens only.")
-    return "\n".join(out + notes) + "\n"
+    return printable("\n".join(out + notes)) + "\n"  # (model names in the notes too)
 
 
 def _claude_table(data: dict) -> list[str]:

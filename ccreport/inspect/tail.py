@@ -4,21 +4,19 @@ is checked before any file is opened; see docs/inspect.md."""
 from __future__ import annotations
 
 import os
-import re
 import time
 from pathlib import Path
 
 import orjson
 
 from ccreport.source.home import Catalog, Session, Transcript, contained
+from ccreport.inspect.terminal import printable
 from ccreport.source import jsonl
 from ccreport.source.reading import open_transcript
 from ccreport.source.jsonl import PREVIEW, Line, Reader, parse_line
 from ccreport.source.lastlines import after_last_newline, count_lines, read_span, spans_backwards
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 
-# Terminal control characters from a transcript must not reach the reader's terminal as commands.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 TEXT_SHOWN = 2000  # characters of one text block in the readable form
 DETAIL_SHOWN = 300  # characters of a tool input / result in the readable form
 FOLLOW_POLL_S = 0.2  # tail -f: how often the file's size is looked at (a stat; cheap)
@@ -153,7 +151,7 @@ def shrink(obj: dict, keep: int | None = None) -> dict:
 
 # --- the readable form ------------------------------------------------------------------------
 def readable(result: dict) -> str:
-    out = [f"{result['path']} · {result['totalLines']:,} lines"
+    out = [f"{printable(result['path'])} · {result['totalLines']:,} lines"
            + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")]
     for line, e in enumerate(result["entries"], result["totalLines"] - len(result["entries"]) + 1):
         out.extend(_turn(line, e))
@@ -161,7 +159,8 @@ def readable(result: dict) -> str:
 
 
 def _clean(s: str, limit: int) -> str:
-    s = _CONTROL.sub("?", s.replace("\r\n", "\n").replace("\t", "    "))
+    # Terminal control characters from a transcript must not reach the reader's terminal as commands.
+    s = printable(s.replace("\r\n", "\n").replace("\t", "    "))
     return s if len(s) <= limit else s[:limit] + f"… [{len(s) - limit:,} more characters]"
 
 

@@ -63,7 +63,7 @@ def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCach
     parts = path.strip("/").split("/")
     try:
         if len(parts) != 4 or parts[:2] != ["api", "sessions"] or parts[3] not in ("transcripts", "transcript"):
-            raise LocateError(f"no such API endpoint: {path}")
+            raise LocateError(f"no such API endpoint: {unquote(path)}")  # (as sent: 'é', not '%C3%A9')
         sid = unquote(parts[2])
         if sid != "latest":
             check_id(sid)

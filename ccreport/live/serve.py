@@ -34,6 +34,14 @@ GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutEr
 FAVICON = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" '
            b'fill="#c15f3c"/><path d="M9 10h14M9 16h14M9 22h9" stroke="#fff" stroke-width="3" '
            b'stroke-linecap="round"/></svg>')
+# Every answer carries a CSP (docs/security.md). A ccreport page gets the policy of its <meta> tag (and
+# what a <meta> cannot say: no framing); anything else (a copied home file, an asset, data, an error)
+# is sandboxed: opened as a document, it runs nothing and has no origin to read the API with.
+PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+OTHER_CSP = "sandbox; default-src 'none'; frame-ancestors 'none'"
+# Folders of files copied from the home as they are (tool outputs, files before an edit): plain text.
+COPIED_DIRS = {"tool-results", "file-history"}
 
 
 # --- which file a URL names -----------------------------------------------------------------------
@@ -44,7 +52,8 @@ def resolve_static(root: Path, url_path: str) -> Path | None:
     except UnicodeDecodeError:
         return None
     parts = rel.split("/")
-    if "\x00" in rel or "\\" in rel or ".." in parts or "." in parts:
+    # No dot file or folder ("..", ".ccreport" with the state, the lock and the raw store, ".git"…).
+    if "\x00" in rel or "\\" in rel or any(p.startswith(".") for p in parts):
         return None
     # What is left must be relative: "//etc/passwd" or "/%2Fetc" decode to an absolute path.
     if rel.startswith("/") or rel[1:2] == ":":
@@ -56,9 +65,24 @@ def resolve_static(root: Path, url_path: str) -> Path | None:
         return None
     if real.is_dir():
         real = real / "index.html"
-    if not real.resolve().is_relative_to(base):
-        return None  # a symlink out of the site
+    real = real.resolve()
+    if not real.is_relative_to(base) or any(p.startswith(".") for p in real.relative_to(base).parts):
+        return None  # a symlink out of the site, or into a dot folder
     return real if real.is_file() else None
+
+
+def as_sent(target: str) -> str:
+    """The request target as the client sent it. http.server reads the request line as Latin-1, so a
+    client that sent 'é' as raw UTF-8 (not percent-encoded) arrives as 'Ã©', and every error message
+    quoting it is garbled. Its bytes, read as UTF-8; bytes that are not UTF-8 stay percent-encoded
+    (then refused as any bad escape is)."""
+    if target.isascii():
+        return target
+    raw = target.encode("latin-1", "replace")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(chr(b) if b < 0x80 else f"%{b:02X}" for b in raw)
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -119,6 +143,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):  # (and HEAD: the answers below leave out the body for it)
         try:
+            self.path = as_sent(self.path)
             parts = urlsplit(self.path)
             path = parts.path or "/"
             refused = refusal(self.server.policy, self.headers, path)
@@ -160,8 +185,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def end_headers(self):
-        """Every answer (the base class's own errors too): no other origin may embed it, no browser
-        may guess its type."""
+        """Every answer (the base class's own errors too): no other origin may embed or frame it, no
+        browser may guess its type, and only a ccreport page may run (its own) scripts."""
+        self.send_header("Content-Security-Policy", PAGE_CSP if getattr(self, "page", False) else OTHER_CSP)
+        self.page = False  # (per answer: a keep-alive connection asks again)
+        self.send_header("X-Frame-Options", "DENY")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
@@ -182,14 +210,16 @@ class Handler(BaseHTTPRequestHandler):
         f = resolve_static(self.server.site, path)
         if f is None:
             return self._not_found()
-        ctype = mimetypes.guess_type(f.name)[0] or "application/octet-stream"
-        if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
-            ctype += "; charset=utf-8"
-        # Pages change under a live server; hashed assets and blobs never change under their name.
         rel_parts = f.relative_to(self.server.site).parts
         top = rel_parts[0]
+        # p/<project>/<session>/tool-results/<name> (also the .html copies an older build made there)
+        copied = len(rel_parts) == 5 and top == "p" and rel_parts[3] in COPIED_DIRS
+        ctype = "text/plain" if copied else mimetypes.guess_type(f.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "application/json"):
+            ctype += "; charset=utf-8"
         if self.server.live is not None and top == "p" and f.name.startswith("page-") and self.command != "HEAD":
             self.server.live.viewed("/".join(rel_parts))
+        # Pages change under a live server; hashed assets and blobs never change under their name.
         immutable = top in ("assets", "blobs") and not f.name.endswith(".html")
         cache = "public, max-age=31536000, immutable" if immutable else "no-store"
         try:
@@ -198,6 +228,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._not_found()
         with fh:
             size = os.fstat(fh.fileno()).st_size
+            self.page = ctype.startswith("text/html")  # a page ccreport wrote (copies are text/plain)
             self._send(200, ctype, size, cache)
             if self.command != "HEAD":
                 shutil.copyfileobj(fh, self.wfile, 64 * 1024)

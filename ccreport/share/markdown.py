@@ -13,7 +13,7 @@ import orjson
 
 from ccreport.model.messages import Message, ToolCall, injected_text
 from ccreport.render.codelang import fence_language
-from ccreport.render.markup import human_size, strip_ansi
+from ccreport.render.markup import human_size, show_invisible, strip_ansi
 from ccreport.render.message import local_date
 from ccreport.render.tools import summary_text
 from ccreport.render.tools.base import extra_of, short
@@ -283,8 +283,10 @@ def doc_header(ex: Export, info: TranscriptInfo, extra: str = "") -> Block:
     if extra:
         notes.append(extra)
     line = " · ".join(bits) + (f" · *{'; '.join(notes)}*" if notes else "")
-    # (the title as plain text: Prose would demote a heading, and a title is one line of text anyway)
-    return Block([Raw("# " + inline_text(short(strip_ansi(ex.title(info)), 200)) + "\n\n"), Prose(line),
+    # (the title as plain text: Prose would demote a heading, and a title is one line of text anyway;
+    # names, paths and the title: a bidi control or zero-width character shows as its code point)
+    return Block([Raw("# " + inline_text(short(show_invisible(strip_ansi(ex.title(info))), 200)) + "\n\n"),
+                  Prose(show_invisible(line)),
                   Raw("<sub>Exported by ccreport.</sub>\n\n")])
 
 

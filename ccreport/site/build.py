@@ -25,10 +25,12 @@ from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
 from ccreport.site.siblings import for_worker, project_ids, start_worker
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages, run_job
+from ccreport.site import sweep
 from ccreport.site.state import PackedState, SessionBrief, SessionState, State
 from ccreport.site.workflows import prune_runs
 from ccreport.site.write import Writer, remove, rmdir
 from ccreport.source.home import Catalog, discover
+from ccreport.source.names import unreported
 
 
 @dataclass
@@ -99,7 +101,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         try:
             _run_jobs(run, jobs, progress)
         finally:
-            run.res.errors.extend(finish(run.kept))  # the copy into the store, beside the rendering
+            run.res.errors.extend(unreported(run.res.errors, finish(run.kept)))  # the copy into the store, beside the rendering
         run.res.stamps["sessions"] = time.time()
         show_home(run, jobs)
         _prune_vanished(run)
@@ -116,6 +118,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         run.state.save(full=run.full_all)
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
+    sweep.end(out)
     run.res.projects = len(run.catalog.projects)
     run.res.seconds = time.perf_counter() - t0
     run.res.stamps["end"] = time.time()
@@ -142,6 +145,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
         unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
+    sweep.begin(out, run.full_all)  # (what a killed build left; before any page of this one is written)
     return run
 
 

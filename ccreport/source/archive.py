@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained, custom_title
+from ccreport.source.names import not_utf8, skipped
 from ccreport.source.store import Store
 
 # Home files kept beside the transcripts (FORMAT.md §13): a folder and how deep its files lie.
@@ -40,6 +41,9 @@ SESSION_DEPTH = 4
 
 
 def _keep_file(store: Store, home: Path, path: Path, files: list | None = None) -> None:
+    if not_utf8(path):  # (the store's index is JSON: it cannot hold such a name)
+        store.problems.append(skipped(path))
+        return
     st = _stat(path)  # regular files only: a symlink is never followed out of the home
     if st is not None and store.keep(rel(home, path), path, st) != "gone" and files is not None:
         files.append(rel(home, path))
@@ -98,7 +102,9 @@ def _keep_folder(store: Store, home: Path, folder: Path, write_once: bool = True
         return dirs.get(r, [None, []])[1]
     subdirs = []
     for name in names:
-        if (folder / name).is_dir() and not (folder / name).is_symlink():
+        if not_utf8(name):
+            store.problems.append(skipped(folder / name))
+        elif (folder / name).is_dir() and not (folder / name).is_symlink():
             subdirs.append(name)
         else:
             _keep_file(store, home, folder / name, found)
@@ -135,7 +141,9 @@ def _walk(store: Store, home: Path, folder: Path, depth: int) -> None:
         store.problems.append(f"{folder}: cannot list: {exc.strerror or exc}")
         return
     for e in entries:
-        if e.is_file(follow_symlinks=False):
+        if not_utf8(e.name):
+            store.problems.append(skipped(e.path))
+        elif e.is_file(follow_symlinks=False):
             _keep_file(store, home, Path(e.path))
         elif depth > 1 and e.is_dir(follow_symlinks=False):
             _walk(store, home, Path(e.path), depth - 1)

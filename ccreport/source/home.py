@@ -14,6 +14,7 @@ from typing import Iterable
 import orjson
 
 from ccreport.source.jsonl import lines, parse_line
+from ccreport.source.names import not_utf8, skipped
 
 AGENT_KINDS = (
     ("acompact", "compaction"),
@@ -222,6 +223,9 @@ def rescan(catalog: Catalog, names: Iterable[str]) -> Catalog:
     for name in sorted(names):
         by_name.pop(name, None)
         pdir = inside.root / name
+        if not_utf8(name):
+            inside.problems.append(skipped(pdir))
+            continue
         if not pdir.is_dir():
             if os.path.islink(pdir) and os.path.lexists(pdir) and not os.path.exists(pdir):
                 inside.problems.append(f"{pdir}: cannot list: a broken or looping symlink; its sessions are kept")
@@ -277,10 +281,31 @@ class _Inside:
         return True
 
 
+def _entry_kind(e: os.DirEntry, inside: _Inside) -> str | None:
+    """"file", "dir" or None (nothing to list: the problem noted when it is a name ccreport cannot
+    carry, or a broken or looping symlink — that entry only, the rest of the project is listed)."""
+    if not_utf8(e.name):
+        inside.problems.append(skipped(e.path))
+        return None
+    try:
+        if e.is_file():
+            return "file"
+        if e.is_dir():
+            return "dir"
+        broken = e.is_symlink()
+    except OSError as exc:  # ELOOP: x.jsonl -> x.jsonl, a -> b -> a
+        inside.problems.append(f"{e.path}: {exc.strerror or exc} (a looping symlink), skipped")
+        return None
+    if broken:
+        inside.problems.append(f"{e.path}: a broken symlink, skipped")
+    return None
+
+
 def _scan_project(project: Project, inside: _Inside) -> None:
     legacy_agents = []
     for e in sorted(os.scandir(project.path), key=lambda e: e.name):
-        if e.name.endswith(".jsonl") and e.is_file():
+        kind = _entry_kind(e, inside)
+        if e.name.endswith(".jsonl") and kind == "file":
             stem = e.name[: -len(".jsonl")]
             if stem in ("", ".", ".."):
                 # ".jsonl", "..jsonl", "...jsonl": the session folder would be the project's own
@@ -293,7 +318,7 @@ def _scan_project(project: Project, inside: _Inside) -> None:
                 t = Transcript("main", "main", Path(e.path))
                 if inside.add(t):
                     project.session(stem).main = t
-        elif e.is_dir():
+        elif kind == "dir":
             _scan_session_dir(project, Path(e.path), inside)
     for f in legacy_agents:
         aid = f.name[len("agent-") : -len(".jsonl")]
@@ -323,6 +348,9 @@ def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
         return
     if sub.is_dir():
         for f in sorted(sub.rglob("agent-*.jsonl")):
+            if not_utf8(f):
+                inside.problems.append(skipped(f))
+                continue
             aid = f.name[len("agent-") : -len(".jsonl")]
             t = Transcript(aid, agent_kind(aid), f, layout="subagents")
             if f.parent.parent.name == "workflows" and f.parent.name.startswith("wf_"):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ccreport.source.activity import latest
 from ccreport.source.home import Catalog, Session, Transcript, contained, discover, valid_id
+from ccreport.source.names import quoted
 
 
 class LocateError(Exception):
@@ -41,7 +42,7 @@ def name_like(value: str) -> bool:
 def check_id(value: str, what: str = "session id") -> None:
     """Refuse what could never name a session or transcript, before any file is touched."""
     if not name_like(value):
-        raise LocateError(f"not a valid {what}: {value!r}", status=400)
+        raise LocateError(f"not a valid {what}: {quoted(value)}", status=400)
 
 
 def _same(a: str, b: str) -> bool:
@@ -55,7 +56,7 @@ def _unknown(spec: str, what: str, where: str) -> LocateError:
     else names nothing (400, as before the names of issue 18)."""
     if valid_id(spec):
         return LocateError(f"no {what} {spec} in {where}")
-    return LocateError(f"not a valid {what}: {spec!r} (no {what} has this exact name)", status=400)
+    return LocateError(f"not a valid {what}: {quoted(spec)} (no {what} has this exact name)", status=400)
 
 
 def find_session(home: Path, spec: str, catalog: Catalog | None = None) -> Session:

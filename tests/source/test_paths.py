@@ -119,8 +119,14 @@ def test_session_folders_stay_inside_the_site(tmp_path):
     assert res.errors == [] and res.sessions == len(names)
     from ccreport.source.locate import find_session
 
+    from ccreport.layout import session_dir
+
     for n in names:
-        assert (site / "p" / PROJECT / n / "page-0001.html").is_file(), n
+        # (a name that starts with a dot goes on disk without it: serve hands out no dot folder)
+        folder = site / session_dir(PROJECT, n)
+        assert folder.parent == site / "p" / PROJECT and not folder.name.startswith("."), n
+        assert folder.name == n or n.startswith("."), n
+        assert (folder / "page-0001.html").is_file(), n
         assert find_session(home, n).id == n  # and each is reachable by its exact name (tail, export, API)
     for f in site.rglob("*"):
         assert f.resolve().is_relative_to(site.resolve())
