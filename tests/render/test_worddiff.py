@@ -1,0 +1,71 @@
+"""Word-level marks inside the changed lines of Edit, MultiEdit and Write diffs (issue 28, point 4):
+the words that differ between a removed line and the added line replacing it are wrapped in
+<del>/<ins>, escaped, and left out on long lines and on pairs with little in common."""
+
+from __future__ import annotations
+
+import re
+
+from ccreport.model.messages import Builder
+from ccreport.render.message import RenderContext, render_message
+from ccreport.render.tools.code import diff_html, diff_lines
+from ccreport.render.tools.worddiff import LINE_MAX, marked_lines, pair_html
+from ccreport.source.jsonl import Entry
+from util import assistant, tool_result
+
+
+def _rendered(name: str, inp: dict, extra: dict | None = None) -> str:
+    b = Builder()
+    entries = [assistant("a1", [{"type": "tool_use", "id": "toolu_1", "name": name, "input": inp}]),
+               tool_result("r1", "toolu_1", "ok", extra=extra)]
+    for i, e in enumerate(entries, 1):
+        b.feed(Entry(i, 0, 0, e))
+    return "\n".join(render_message(m, RenderContext(root="../../../")) for m in b.out)
+
+
+def test_one_changed_word_is_marked_on_both_sides():
+    old, new = pair_html("total = price * qty + fee", "total = price * count + fee")
+    assert old == "total = price * <del>qty</del> + fee"
+    assert new == "total = price * <ins>count</ins> + fee"
+
+
+def test_marks_hold_escaped_text_only():
+    old, new = pair_html('if a < b: x = "<b>"', 'if a <= b: x = "<i>"')
+    assert "<b>" not in old and "<i>" not in new
+    assert re.sub(r"</?(del|ins)>", "", old) == 'if a &lt; b: x = &quot;&lt;b&gt;&quot;'
+    assert "<ins>=</ins>" in new
+
+
+def test_long_lines_and_rewrites_get_no_marks():
+    long = "x" * LINE_MAX + " a"
+    assert pair_html(long, long[:-1] + "b") is None
+    assert pair_html("import os", "def handler(event, context):") is None
+    assert pair_html("same", "same") is None
+
+
+def test_pairs_are_taken_in_order_within_a_run():
+    lines = ["@@ -1,3 +1,3 @@", " keep", "-alpha = 1", "-beta = 2", "+alpha = 10", "+beta = 20", "+gamma = 3"]
+    marked = marked_lines(lines)
+    assert sorted(marked) == [2, 3, 4, 5]
+    assert marked[2] == "-alpha = <del>1</del>" and marked[4] == "+alpha = <ins>10</ins>"
+    assert marked[5] == "+beta = <ins>20</ins>"
+
+
+def test_diff_html_keeps_the_line_classes():
+    html = diff_html(diff_lines("a = foo(1, 2)\nkeep\n", "a = foo(1, 3)\nkeep\n"))
+    assert '<span class="del">-a = foo(1, <del>2</del>)\n</span>' in html
+    assert '<span class="add">+a = foo(1, <ins>3</ins>)\n</span>' in html
+    assert '<span class="ctx"> keep\n</span>' in html
+
+
+def test_edit_multiedit_and_write_views_mark_words():
+    edit = _rendered("Edit", {"file_path": "/p/app.py", "old_string": "if n <= 0:", "new_string": "if n < 1:"})
+    assert "if n &lt;<del>=</del> <del>0</del>:" in edit and "if n &lt; <ins>1</ins>:" in edit
+    multi = _rendered("MultiEdit", {"file_path": "/p/m.py", "edits": [
+        {"old_string": "retries = 3", "new_string": "retries = 5"}]})
+    assert "retries = <del>3</del>" in multi and "retries = <ins>5</ins>" in multi
+    patch = [{"oldStart": 7, "oldLines": 1, "newStart": 7, "newLines": 1,
+              "lines": ["-TIMEOUT = 30  # seconds", "+TIMEOUT = 60  # seconds"]}]
+    write = _rendered("Write", {"file_path": "/p/conf.py", "content": "TIMEOUT = 60  # seconds\n"},
+                      {"type": "update", "filePath": "/p/conf.py", "structuredPatch": patch})
+    assert "TIMEOUT = <del>30</del>  # seconds" in write and "TIMEOUT = <ins>60</ins>  # seconds" in write
