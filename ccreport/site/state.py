@@ -42,13 +42,14 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR, turns_state_dir
 
-# 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
+# 12: a sub-agent's task (the description its parent's Task/Agent call gave it: TranscriptSummary.task,
+# SessionState.agent_titles); 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 11
+FORMAT = 12
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the
@@ -90,6 +91,7 @@ class TranscriptSummary(Figures):
     label: str
     agent_type: str | None = None
     description: str | None = None
+    task: str | None = None  # a sub-agent: the description its parent's Task/Agent call gave it
     size: int = 0  # bytes when read
     lines: int = 0  # complete lines read, plus the unfinished last one
     error: str | None = None  # the file could not be read
@@ -157,6 +159,7 @@ class SessionState:
     info: SessionInfo
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
+    agent_titles: dict = field(default_factory=dict)  # sub-agent id → its call's description (its pages' title)
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
     side: list = field(default_factory=list)  # source.sidefiles rows: run files, custom title, team files
     format: int = FORMAT
@@ -167,7 +170,8 @@ class SessionState:
         return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
+                   agent_calls=data.get("agent_calls") or {},
+                   agent_titles=data.get("agent_titles") or {}, ledgers=data.get("ledgers") or {},
                    home_digest=data.get("home_digest") or "", side=data.get("side") or [])
 
 

@@ -114,7 +114,9 @@ def render_call(call, ctx) -> str:
         result = f'<div class="tout{" err" if err else ""}" id="L{r.line}"><div class="lbl">Result</div>{inner}</div>'
     body = _full_path(call, ctx) + (body or "")
     tin = f'<div class="tin">{body}</div>' if body else ""
-    return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}">'
+    # (data-line: a link to the call's line — a sub-agent's "back to the call" — opens this fold: app.js)
+    return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}"'
+            f' data-line="{int(call.line)}">'
             f'<summary><span class="tname">{tool_label(name)}</span> <span class="tsum">{summary}</span> {status}</summary>'
             f'{tin}{result}</details>')
 
