@@ -13,6 +13,7 @@ import click
 import orjson
 
 from ccreport import __version__
+from ccreport.model.text import counted
 from ccreport.source.home import HomeError, resolve_home
 
 HOME_HELP = "Claude home (holds projects/). Default: $CLAUDE_HOME, else $CLAUDE_CONFIG_DIR, else ~/.claude."
@@ -188,7 +189,17 @@ def build(home, out, page_size, jobs, quiet, store, no_store, prune_missing, ver
     progress.close()
     _report(res, out, quiet)
     _cleanup_note(res, no_store)
+    _empty_note(res, home)
     sys.exit(1 if res.errors else 0)
+
+
+def _empty_note(res, home: Path) -> None:
+    """A home without a single session builds an empty site (a start for a new machine), but the
+    likelier cause is the wrong folder: said even with --quiet. The exit status stays 0: the build
+    did what it was asked."""
+    if res.sessions == 0:
+        click.echo(f"ccreport: no sessions found in {home / 'projects'} — is this the Claude home? Give it with --home "
+                   f"(or CLAUDE_HOME); the site built is empty", err=True)
 
 
 def _cleanup_note(res, no_store: bool) -> None:
@@ -443,7 +454,7 @@ def restore(session, home, to, out, store):
         _fail(str(exc), 1)
     for path in res.written:
         click.echo(f"restored {path}")
-    click.echo(f"ccreport: {len(res.written)} files written, {len(res.same)} already there and identical", err=True)
+    click.echo(f"ccreport: {counted(len(res.written), 'file')} written, {len(res.same)} already there and identical", err=True)
 
 
 @cli.command()
@@ -471,4 +482,4 @@ def forget(session, home, out, store, page_size):
     with _errors(f"cannot write the site to {out}"):
         res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
     _report(res, out, False)
-    click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)
+    click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({counted(len(res.deleted), 'page')} deleted)", err=True)

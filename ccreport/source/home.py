@@ -202,7 +202,8 @@ def discover(home: Path) -> Catalog:
         if not home.is_dir():
             raise HomeError(f"Claude home is not a folder: {home}")
         if not root.is_dir():
-            raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home?)")
+            raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home? "
+                            "give the right one with --home or CLAUDE_HOME)")
     except OSError as exc:
         # Path.is_dir() raises (rather than answering False) when a folder may not be entered.
         raise HomeError(f"cannot read the Claude home {home}: {exc.strerror or exc}") from None

@@ -25,11 +25,31 @@ def pair_html(old: str, new: str) -> tuple[str, str] | None:
     if old == new or len(old) > LINE_MAX or len(new) > LINE_MAX:
         return None
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
-    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    ops = _opcodes(a, b)
     same = sum(len("".join(a[i1:i2])) for tag, i1, i2, _, _ in ops if tag == "equal")
     if 2 * same < SAME_MIN * (len(old) + len(new)):
         return None
     return _side(ops, a, "del", 1, 2), _side(ops, b, "ins", 3, 4)
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple]:
+    """difflib's opcodes for the token lists, the common head and tail taken off first: an edit
+    changes a few words inside a line, and the matcher's cost grows with what it is given."""
+    head, most = 0, min(len(a), len(b))
+    while head < most and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    ea, eb = len(a) - tail, len(b) - tail
+    ops = [("equal", 0, head, 0, head)] if head else []
+    if head < ea or head < eb:
+        inner = SequenceMatcher(None, a[head:ea], b[head:eb], autojunk=False).get_opcodes() if head < ea and head < eb \
+            else [("delete" if head < ea else "insert", 0, ea - head, 0, eb - head)]
+        ops += [(t, i1 + head, i2 + head, j1 + head, j2 + head) for t, i1, i2, j1, j2 in inner]
+    if tail:
+        ops.append(("equal", ea, len(a), eb, len(b)))
+    return ops
 
 
 def _side(ops: list, tokens: list[str], mark: str, start: int, end: int) -> str:
