@@ -287,7 +287,8 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, ve
               help="How many of the last lines to show (0 = all).")
 @click.option("--agent", default=None, help="A sub-agent transcript id of the session (default: the main one).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print seed-003's JSON shape instead of readable turns (with -f: then one JSON line per new entry).")
+              help="Print JSON instead of readable turns: {sessionId, agentId, path, totalLines, truncated, entries} "
+                   "with the entries oldest first (with -f: then one JSON line per new entry).")
 @click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are appended (Ctrl-C stops).")
 def tail(home, session, lines, agent, as_json, follow):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""

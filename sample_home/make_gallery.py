@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the gallery session: ONE transcript that exercises every message and tool kind ccreport
-renders specially (issue 3), in the shapes FORMAT.md §4–§10 documents.
+renders specially (issue 3), in the shapes docs/formats.md F1–F3 documents.
 
     python3 sample_home/make_gallery.py          # rewrites sample_home/projects/-home-demo-gallery/
 
@@ -109,7 +109,7 @@ class Session:
         return self.env("user", message={"role": "user", "content": content}, **kw)
 
     def assistant(self, blocks, usage=(1200, 180, 9000, 300), model="claude-opus-4-6", **kw) -> list[dict]:
-        """One API response, written one line per block as Claude Code does (FORMAT.md §8)."""
+        """One API response, written one line per block as Claude Code does (docs/formats.md F1)."""
         self.n += 0
         mid = f"msg_{uid('m' + str(self.n))[:20].replace('-', '')}"
         rid = f"req_{uid('r' + str(self.n))[:20].replace('-', '')}"
@@ -225,7 +225,7 @@ def main_session() -> Session:
         {"content": "Write report.py", "status": "pending", "activeForm": "Writing report.py"}]},
         "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.",
         {"oldTodos": [], "newTodos": []})
-    # Today's Claude Code (FORMAT.md §13): the task board, a Workflow run and a teammate's message.
+    # Today's Claude Code (docs/formats.md F6): the task board, a Workflow run and a teammate's message.
     s.call("TaskList", {}, "#1 [in_progress] Read and fix app.py (demo)\n#2 [pending] Write report.py",
            {"tasks": [{"id": "1", "subject": "Read and fix app.py", "status": "in_progress", "owner": "demo", "blockedBy": []},
                       {"id": "2", "subject": "Write report.py", "status": "pending", "blockedBy": ["1"]}]})
@@ -446,7 +446,7 @@ def main_session() -> Session:
 
 
 def newer_lines(s: Session) -> None:
-    """Claude Code 2.1.2xx lines (docs/formats.md, "Newer lines"): a message a hook shows the user, a
+    """Claude Code 2.1.2xx lines (docs/formats.md F8): a message a hook shows the user, a
     response's effort and the plugin and MCP server it came through, a call auto mode denied, a stream
     cut off and the prompt that interrupted it, an artifact's frame link."""
     s.user("Publish the report to the team's page.")
@@ -500,7 +500,7 @@ def write(path: Path, lines: list[dict]) -> None:
 
 
 def workflow_run() -> None:
-    """The files of the Workflow call's run (FORMAT.md §13.1): one agent, the journal, summary and script."""
+    """The files of the Workflow call's run (docs/formats.md F4): one agent, the journal, summary and script."""
     wdir, sdir = PROJECT / SID / "subagents" / "workflows" / RUN, PROJECT / SID / "workflows"
     a = Session(SID, agent=RUN_AGENT)
     a.user("Compare the counts in stock.csv with the warehouse export for week 11.")

@@ -1,4 +1,4 @@
-"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003): the id
+"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass: the id
 is checked before any file is opened; see docs/inspect.md."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ BUDGET = 16 * 1024 * 1024
 
 def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
     """The session, its transcript and the file to read; LocateError for anything else."""
-    check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
+    check_id(spec)  # what could name a path is refused before any file is touched
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
     session = find_session(home, spec)
@@ -43,7 +43,8 @@ def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Tr
 
 
 def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
-    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
+    """The JSON of `tail --json`: sessionId, agentId, path, totalLines, truncated (fewer entries than
+    lines), entries (the parsed lines, oldest → newest; docs/inspect.md)."""
     session, t, resolved = locate(home, spec, agent)
     total, lines = read_tail(resolved, n)
     return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
@@ -86,7 +87,7 @@ def readable_entry(line: int, e: dict) -> str:
 def read_tail(path: Path, n: int) -> tuple[int, list[dict]]:
     """(line count, the entries of the last n lines) with bounded memory: the file is read backwards a
     block at a time, each entry is capped (``ENTRY_CAP``) and all of them together (``BUDGET``): fewer
-    than n come back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
+    than n come back when the budget is spent. n == 0 asks for every line."""
     with open(path, "rb") as fh:
         total = count_lines(fh)
         spans: list[tuple[int, int]] = []

@@ -1,4 +1,4 @@
-"""What each line type and attachment of Claude Code 2.1.2xx is for a reader (FORMAT.md §13): quiet
+"""What each line type and attachment of Claude Code 2.1.2xx is for a reader (docs/formats.md F6): quiet
 bookkeeping, the context Claude Code gave the model, or a notice that must stand out. The builder
 (model.messages) groups lines by these sets; the renderers say what each one means."""
 

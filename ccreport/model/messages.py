@@ -294,7 +294,7 @@ class Builder:
             for b in content:
                 self._assistant_block(m, b, e.line)
         elif content is not None or not msg:
-            # A message we cannot read as blocks (e.g. the raw SSE-stream anomaly, FORMAT.md §11).
+            # A message we cannot read as blocks (e.g. the raw SSE-stream anomaly, docs/formats.md F1).
             m.blocks.append(("unknown", msg if msg else obj))
 
     def _assistant_block(self, m: Message, b: Any, line: int) -> None:

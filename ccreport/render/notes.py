@@ -1,4 +1,4 @@
-"""Notes for what Claude Code 2.1.2xx added to transcripts (FORMAT.md §13.3–13.4): the gist of each new
+"""Notes for what Claude Code 2.1.2xx added to transcripts (docs/formats.md F6): the gist of each new
 bookkeeping line, the turn's context block, hook-error and task-status notices, task reminders as
 checklists and the new system subtypes. Everything is read field by field (any field may be missing);
 what no view reads is shown as a key/value table, never as a JSON dump."""

@@ -81,13 +81,13 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
                 body.write("</div></section>\n")
             agent_rows.append({"url": ex.agent_links[t.id], "name": name, "description": desc,
                                "messages": f"{ainfo.shown:,}"})
-        outline = export_outline(turns.to_json(), info.cwd, ex.agent_links)
-        _write_document(ex, out, body, info, agent_rows, ex.title(info), outline=outline)
+        info.outline = export_outline(turns.to_json(), info.cwd, ex.agent_links)
+        _write_document(ex, out, body, info, agent_rows, ex.title(info))
     return [out] + [agent_file(out, t, ".html") for t in agents if link]
 
 
 def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_rows: list, title: str,
-                    back: str | None = None, outline: Markup = Markup("")) -> None:
+                    back: str | None = None) -> None:
     """Put the header and footer, which need the title found at the end of the transcript, around the
     body (rendered into a temporary file) and write the whole to ``out``."""
     files = asset_files()
@@ -106,7 +106,7 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
         started=local_date(info.first_ts), last=local_date(info.last_ts), models=", ".join(info.models[:3]),
         shown=f"{info.shown:,}", redacted=ex.redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
         version=__version__, style=Markup(css), script=Markup(js), style_hash=_csp_hash(css),
-        script_hash=_csp_hash(js), body=Markup(_BODY), outline=outline)
+        script_hash=_csp_hash(js), body=Markup(_BODY), outline=Markup(info.outline))
     head, _, tail = html.partition(_BODY)
     body.seek(0)
     write_text(ex.batch, out, head, body, tail)

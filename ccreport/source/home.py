@@ -327,7 +327,7 @@ def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
             aid = f.name[len("agent-") : -len(".jsonl")]
             t = Transcript(aid, agent_kind(aid), f, layout="subagents")
             if f.parent.parent.name == "workflows" and f.parent.name.startswith("wf_"):
-                t.workflow_run = f.parent.name  # one agent of a Workflow run (FORMAT.md §13.1)
+                t.workflow_run = f.parent.name  # one agent of a Workflow run (docs/formats.md F4)
             _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, inside.root)
             if inside.add(t):
                 project.session(sdir.name).agents.append(t)

@@ -5,6 +5,7 @@ by the width a terminal gives each character (a CJK title takes two columns a ch
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -69,3 +70,24 @@ def test_fit_cuts_by_columns():
     assert cut.endswith("…") and columns(cut) <= 9 and cut.startswith("原因を調")
     assert fit("/very/long/project/path", 10, from_end=True) == "…ject/path"
     assert columns("e\u0301") == 1 and columns("日本") == 4
+
+
+def test_help_and_docs_describe_the_json_instead_of_naming_unknown_things():
+    r = run("tail", "--help")
+    assert r.returncode == 0 and "totalLines" in r.stdout and "seed-" not in r.stdout
+
+
+def test_format_notes_are_cited_from_the_repository():
+    """Comments cite docs/formats.md's sections (F1…), never a FORMAT.md outside the repository."""
+    root = SAMPLE_HOME.parent
+    notes = (root / "docs" / "formats.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^### (F\d+)\. ", notes, re.M))
+    assert {f"F{i}" for i in range(1, 9)} <= sections
+    texts = [p for p in (root / "ccreport").rglob("*.py")] + list((root / "docs").glob("*.md")) + [root / "README.md"]
+    cited = set()
+    for p in texts:
+        text = p.read_text(encoding="utf-8")
+        assert "FORMAT.md" not in text and "seed-00" not in text, p
+        for group in re.findall(r"docs/formats\.md ((?:F\d+(?:[–,] ?)?)+)", text):
+            cited.update(re.findall(r"F\d+", group))
+    assert cited and cited <= sections, cited - sections

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.2xx (FORMAT.md §13) in the sample home's -home-dana-atlas session written by
+"""Claude Code 2.1.2xx (docs/formats.md F6) in the sample home's -home-dana-atlas session written by
 make_modern_tools.py: every new line type, attachment, system subtype and tool is rendered for a reader
 (no "Unrecognised" card, no JSON dump, no raw escape), the task board follows the Task* calls, hook
 errors are errors, origin.kind says who sent a user line, cost-state shows beside ccreport's cost."""

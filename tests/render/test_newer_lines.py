@@ -1,4 +1,4 @@
-"""Claude Code 2.1.207–2.1.286 lines (docs/formats.md, "Newer lines"; issue 28, point 7), each rendered
+"""Claude Code 2.1.207–2.1.286 lines (docs/formats.md F8; issue 28, point 7), each rendered
 for reading: a hook's message to the user is a visible notice, a cut Read says so, a cut stream is
 marked, a denied call says why, an interrupting prompt says what it interrupted, effort and plugin /
 MCP attribution show beside the model, a frame link reads as one, and StructuredOutput /

@@ -1,6 +1,6 @@
 """Golden fragments for every tool and message kind (issue 3).
 
-Each test feeds a few entries in the real shapes (FORMAT.md §4–§10) through the model and the
+Each test feeds a few entries in the real shapes (docs/formats.md F1–F3) through the model and the
 renderer and checks the HTML a reader gets: the right summary, the structured body, escaped text.
 """
 

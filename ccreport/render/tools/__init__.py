@@ -3,7 +3,7 @@
 A view is ``fn(call, inp, x, ctx) -> (summary_html, input_html, result_html_or_None)``, ``inp`` and ``x``
 the call's input and structured result (base.input_of, extra_of); a result of None is rendered the generic way (its text, conventions recognised); a tool without a view gets a
 key/value table of its input. A summary's words are ``summary_text(call)``: the views put them in
-markup, the Markdown export uses them as they are. Shapes: FORMAT.md §6–§7; views: one module per
+markup, the Markdown export uses them as they are. Shapes: docs/formats.md F2; views: one module per
 tool family.
 """
 

@@ -1,4 +1,4 @@
-"""Tools whose input IS the result (Claude Code 2.1.2xx, docs/formats.md "Newer lines"):
+"""Tools whose input IS the result (Claude Code 2.1.2xx, docs/formats.md F8):
 ``StructuredOutput`` (a Workflow agent ends with it: its input is the agent's result, in the shape the
 workflow asked for) and ``ReportFindings`` (a sub-agent reporting back). Shown as that result — text
 as Markdown, findings as a list with their severity and place — not as a tool's input table."""
