@@ -73,6 +73,8 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
                         f'<a href="#L{m.late_call["line"]}">on line {m.late_call["line"]}</a>.</p>')
     if m.reply_to:
         parts.insert(0, teammates.reply_note(m.reply_to, ctx))
+    if typed and kind_cls == "user" and _task_prompt(m):
+        label = "Task prompt"
     return (f'<article class="msg {kind_cls}{" side" if m.sidechain else ""}" id="L{m.line}">'
             f'{_header(esc(label), m, origin_chip(m.entry) + interrupted_chip(m.entry))}<div class="body">{"".join(parts)}</div></article>')
 
@@ -94,6 +96,12 @@ def origin_chip(entry: dict | None) -> str:
     if isinstance(src, str) and src:
         text += f", via {src}"
     return f'<span class="chip origin origin-{esc(kind)}" title="origin.kind = {esc(kind)}">{esc(text)}</span>'
+
+
+def _task_prompt(m: Message) -> bool:
+    """The first line of a sub-agent's run: the task its parent's call gave it (the root of the
+    sidechain: no parent line)."""
+    return m.sidechain and m.entry is not None and m.entry.get("parentUuid") is None
 
 
 def interrupted_chip(entry: dict | None) -> str:

@@ -234,7 +234,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
     return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
-                agent_line=" · ".join(x for x in (t.agent_type, t.description) if x),
+                agent_line=" · ".join(x for x in (t.agent_type, t.description) if x and x != heading),
                 last_line=max(lines) if lines else page.first_line, body=body,
                 prev_url=page_name(page.no - 1) if page.no > 1 else None,
                 next_url=page_name(page.no + 1) if page.closed else None,

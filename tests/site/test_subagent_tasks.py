@@ -51,6 +51,8 @@ def test_agent_without_meta_is_titled_by_its_calls_description(sample_site):
     # Its prompt comes first: the first message of its page is the prompt the call gave it.
     first = re.search(r'<article class="msg user side" id="L1">.*?<div class="md">(.*?)</div>', page, re.S)
     assert first and re.sub(r"<[^>]+>", "", unescape(first.group(1))).strip() == prompt
+    assert '<article class="msg user side" id="L1"><header><span class="who">Task prompt</span>' in page
+    assert page.count('<span class="who">Task prompt</span>') == 1
     # The session's list of transcripts names it the same way.
     overview = (site / "p" / BOB / BOB_SESSION / "index.html").read_text()
     assert f'<a href="agent-{BOB_AGENT}/page-0001.html">{description}</a>' in overview
