@@ -69,3 +69,23 @@ def test_edit_multiedit_and_write_views_mark_words():
     write = _rendered("Write", {"file_path": "/p/conf.py", "content": "TIMEOUT = 60  # seconds\n"},
                       {"type": "update", "filePath": "/p/conf.py", "structuredPatch": patch})
     assert "TIMEOUT = <del>30</del>  # seconds" in write and "TIMEOUT = <ins>60</ins>  # seconds" in write
+
+
+def test_opcodes_with_head_and_tail_trimmed_still_rebuild_both_sides():
+    import random
+
+    from ccreport.render.tools.worddiff import _opcodes
+
+    rng = random.Random(28)
+    words = ["a", "b", "c", "(", ")", " ", "=", "x1"]
+    for _ in range(3000):
+        a = [rng.choice(words) for _ in range(rng.randint(0, 9))]
+        b = [rng.choice(words) for _ in range(rng.randint(0, 9))]
+        ops, at_a, at_b, rebuilt = _opcodes(a, b), 0, 0, []
+        for tag, i1, i2, j1, j2 in ops:
+            assert (i1, j1) == (at_a, at_b)  # contiguous, in order
+            if tag == "equal":
+                assert a[i1:i2] == b[j1:j2]
+            rebuilt += b[j1:j2]
+            at_a, at_b = i2, j2
+        assert (at_a, at_b) == (len(a), len(b)) and rebuilt == b
