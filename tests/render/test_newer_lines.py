@@ -18,6 +18,13 @@ from util import assistant, tool_result, user
 
 GALLERY_SID = "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21"
 HOSTILE = "<script>alert(1)</script>"
+# What the gallery's pages must hold, one for each newer line (sample_home/make_gallery.py newer_lines).
+NEWER_IN_GALLERY = (
+    'class="sysnote hook-message"', 'class="sysnote read-cut"', 'class="note aborted"',
+    '<span class="errflag">denied: blocked by auto mode', 'class="chip interrupted"',
+    '<span class="chip source">effort high</span>', "via plugin publish-tools", "via MCP github › create_issue",
+    "artifact frame at https://claude.ai/code/artifact/", 'data-tool="ReportFindings"',
+    'data-tool="StructuredOutput"', '<ol class="findings">')
 
 
 def _html(entries) -> str:
@@ -98,12 +105,7 @@ def test_gallery_shows_every_newer_line(sample_site):
     site, _ = sample_site
     folder = site / "p" / "-home-demo-gallery" / GALLERY_SID
     html = "".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("**/page-*.html")))
-    for frag in ('class="sysnote hook-message"', 'class="sysnote read-cut"', 'class="note aborted"',
-                 '<span class="errflag">denied: blocked by auto mode', 'class="chip interrupted"',
-                 '<span class="chip source">effort high</span>', "via plugin publish-tools",
-                 "via MCP github › create_issue", "artifact frame at https://claude.ai/code/artifact/",
-                 'data-tool="ReportFindings"', 'data-tool="StructuredOutput"', '<ol class="findings">'):
-        assert frag in html, frag
+    assert [frag for frag in NEWER_IN_GALLERY if frag not in html] == []
 
 
 @pytest.mark.browser
