@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from ccreport.model.messages import Builder
 from ccreport.render.message import RenderContext, render_message
 from ccreport.render.tools.code import diff_html, diff_lines
@@ -89,3 +91,34 @@ def test_opcodes_with_head_and_tail_trimmed_still_rebuild_both_sides():
             rebuilt += b[j1:j2]
             at_a, at_b = i2, j2
         assert (at_a, at_b) == (len(a), len(b)) and rebuilt == b
+
+
+GALLERY = "p/-home-demo-gallery/9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21/page-0001.html"
+
+
+@pytest.mark.browser
+def test_word_marks_are_visible_on_the_gallerys_edit(sample_site, browser):
+    site, _ = sample_site
+    page = browser.new_page(color_scheme="light")
+    page.goto((site / GALLERY).as_uri())
+    edit = page.locator('details.tool[data-tool="Edit"]', has=page.locator("pre.diff ins")).first
+    edit.locator(":scope > summary").click()
+    ins, dele = edit.locator("pre.diff ins").first, edit.locator("pre.diff del").first
+    assert ins.is_visible() and dele.is_visible()
+    assert ins.inner_text() == "1" and dele.inner_text() == "="  # if n <= 0: → if n < 1: ("=", then "0")
+    colours = page.evaluate("""([i, d]) => [i, i.parentElement, d, d.parentElement].map(
+        e => getComputedStyle(e).backgroundColor)""", [ins.element_handle(), dele.element_handle()])
+    assert colours[0] != colours[1] and colours[2] != colours[3]  # a mark stands out of its line
+    assert "line-through" not in page.evaluate("e => getComputedStyle(e).textDecorationLine", dele.element_handle())
+    page.close()
+
+
+def test_export_marks_words_too(tmp_path):
+    from ccreport.share.export import ExportOptions
+    from ccreport.share.run import run_export
+    from util import SAMPLE_HOME
+
+    out = tmp_path / "g.html"
+    run_export(SAMPLE_HOME, "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21", str(out), ExportOptions())
+    html = out.read_text(encoding="utf-8")
+    assert "if n &lt; <ins>1</ins>:" in html and "<del>0</del>" in html
