@@ -32,7 +32,7 @@
     var id = location.hash.slice(1);
     // A malformed escape in a hand-made or hostile link (#%E0%A4%A) must not stop the page's script.
     try { id = decodeURIComponent(id); } catch (e) { /* keep it as typed */ }
-    var el = document.getElementById(id);
+    var el = callFold(id, document.getElementById(id));
     for (var p = el; p; p = p.parentElement) { if (p.tagName === "DETAILS") p.open = true; }
     if (!el) return;
     markWords(el);
@@ -40,6 +40,24 @@
     var top = document.querySelector("header.top");
     document.documentElement.style.scrollPaddingTop = (top ? top.offsetHeight + 8 : 0) + "px";
     el.scrollIntoView();
+    // The browser scrolls to the fragment's own element once the page has loaded: a call's fold,
+    // opened here, is shown again after that.
+    if (el.classList.contains("called") && document.readyState !== "complete") {
+      window.addEventListener("load", function () { el.scrollIntoView(); }, { once: true });
+    }
+  }
+
+  // A link to the line of a tool call (a sub-agent's "back to the call") names the message or an
+  // empty line anchor inside it: the call's own fold is what it means, so that fold is opened and
+  // shown (marked until the next link is followed).
+  function callFold(id, el) {
+    var m = /^L(\d+)$/.exec(id), msg = el && el.closest ? el.closest(".msg") : null;
+    var fold = m && msg ? msg.querySelector('details.tool[data-line="' + m[1] + '"]') : null;
+    var old = document.querySelectorAll("details.tool.called");
+    for (var i = 0; i < old.length; i++) old[i].classList.remove("called");
+    if (!fold) return el;
+    fold.classList.add("called");
+    return fold;
   }
 
   // A search result's link carries its words (?hl=…): they are marked in the message it opens.

@@ -27,13 +27,22 @@
     return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
   }
 
-  // The message the reader is at: the focused one, else the first one in view.
+  // The height the sticky page header covers at the top of the window (0 when it is not sticky,
+  // as in print or the narrow layout when it scrolls away).
+  function headerHeight() {
+    var top = document.querySelector("header.top");
+    if (!top || getComputedStyle(top).position !== "sticky") return 0;
+    return top.getBoundingClientRect().bottom;
+  }
+
+  // The message the reader is at: the focused one, else the first one in view below the header.
   function current(list) {
     var a = document.activeElement;
     var m = a && a.closest ? a.closest(".messages > .msg") : null;
     if (m) return list.indexOf(m);
+    var below = Math.max(headerHeight(), 0) + 12;
     for (var i = 0; i < list.length; i++) {
-      if (list[i].getBoundingClientRect().bottom > 60) return i - 0.5;
+      if (list[i].getBoundingClientRect().bottom > below) return i - 0.5;
     }
     return -1;
   }
@@ -47,7 +56,11 @@
     var m = list[i];
     if (!m.hasAttribute("tabindex")) m.setAttribute("tabindex", "-1");
     m.focus({ preventScroll: true });
-    m.scrollIntoView({ block: "start" });
+    // Scrolled to just below the sticky header, so the message's own header is not hidden under it
+    // (a step's header sits above its box: style.css shows it there on focus).
+    var own = m.querySelector(":scope > header"), top = m.getBoundingClientRect().top;
+    if (own) top = Math.min(top, own.getBoundingClientRect().top);
+    window.scrollBy(0, top - headerHeight() - 8);
     if (m.id && history.replaceState) history.replaceState(null, "", "#" + m.id);
   }
 

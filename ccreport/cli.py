@@ -13,6 +13,7 @@ import click
 import orjson
 
 from ccreport import __version__
+from ccreport.model.text import counted
 from ccreport.source.home import HomeError, resolve_home
 
 HOME_HELP = "Claude home (holds projects/). Default: $CLAUDE_HOME, else $CLAUDE_CONFIG_DIR, else ~/.claude."
@@ -216,7 +217,17 @@ def build(home, out, page_size, jobs, quiet, store, no_store, prune_missing, ver
     progress.close()
     _report(res, out, quiet)
     _cleanup_note(res, no_store)
+    _empty_note(res, home)
     sys.exit(1 if res.errors else 0)
+
+
+def _empty_note(res, home: Path) -> None:
+    """A home without a single session builds an empty site (a start for a new machine), but the
+    likelier cause is the wrong folder: said even with --quiet. The exit status stays 0: the build
+    did what it was asked."""
+    if res.sessions == 0:
+        click.echo(f"ccreport: no sessions found in {home / 'projects'} — is this the Claude home? Give it with --home "
+                   f"(or CLAUDE_HOME); the site built is empty", err=True)
 
 
 def _cleanup_note(res, no_store: bool) -> None:
@@ -304,7 +315,8 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, ve
               help="How many of the last lines to show (0 = all).")
 @click.option("--agent", default=None, help="A sub-agent transcript id of the session (default: the main one).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print seed-003's JSON shape instead of readable turns (with -f: then one JSON line per new entry).")
+              help="Print JSON instead of readable turns: {sessionId, agentId, path, totalLines, truncated, entries} "
+                   "with the entries oldest first (with -f: then one JSON line per new entry).")
 @click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are appended (Ctrl-C stops).")
 def tail(home, session, lines, agent, as_json, follow):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
@@ -515,7 +527,7 @@ def restore(session, home, to, out, store, generation):
         _fail(str(exc), 1)
     for path in res.written:
         click.echo(f"restored {path}")
-    click.echo(f"ccreport: {len(res.written)} files written, {len(res.same)} already there and identical", err=True)
+    click.echo(f"ccreport: {counted(len(res.written), 'file')} written, {len(res.same)} already there and identical", err=True)
 
 
 @cli.command()
@@ -546,7 +558,7 @@ def forget(session, home, out, store, page_size):
         with _errors(f"cannot write the site to {out}"):
             res = run_build(home, out, Options(page_size=page_size, jobs=1, store=store, forget=frozenset(keys)))
     _report(res, out, False)
-    click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({len(res.deleted)} pages deleted)", err=True)
+    click.echo(f"ccreport: forgot {', '.join(sid for _, sid in keys)} ({counted(len(res.deleted), 'page')} deleted)", err=True)
 
 
 @cli.command()

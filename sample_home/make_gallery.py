@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the gallery session: ONE transcript that exercises every message and tool kind ccreport
-renders specially (issue 3), in the shapes FORMAT.md §4–§10 documents.
+renders specially (issue 3), in the shapes docs/formats.md F1–F3 documents.
 
     python3 sample_home/make_gallery.py          # rewrites sample_home/projects/-home-demo-gallery/
 
@@ -109,7 +109,7 @@ class Session:
         return self.env("user", message={"role": "user", "content": content}, **kw)
 
     def assistant(self, blocks, usage=(1200, 180, 9000, 300), model="claude-opus-4-6", **kw) -> list[dict]:
-        """One API response, written one line per block as Claude Code does (FORMAT.md §8)."""
+        """One API response, written one line per block as Claude Code does (docs/formats.md F1)."""
         self.n += 0
         mid = f"msg_{uid('m' + str(self.n))[:20].replace('-', '')}"
         rid = f"req_{uid('r' + str(self.n))[:20].replace('-', '')}"
@@ -225,7 +225,7 @@ def main_session() -> Session:
         {"content": "Write report.py", "status": "pending", "activeForm": "Writing report.py"}]},
         "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.",
         {"oldTodos": [], "newTodos": []})
-    # Today's Claude Code (FORMAT.md §13): the task board, a Workflow run and a teammate's message.
+    # Today's Claude Code (docs/formats.md F6): the task board, a Workflow run and a teammate's message.
     s.call("TaskList", {}, "#1 [in_progress] Read and fix app.py (demo)\n#2 [pending] Write report.py",
            {"tasks": [{"id": "1", "subject": "Read and fix app.py", "status": "in_progress", "owner": "demo", "blockedBy": []},
                       {"id": "2", "subject": "Write report.py", "status": "pending", "blockedBy": ["1"]}]})
@@ -416,6 +416,7 @@ def main_session() -> Session:
     s.system("stop_hook_summary", hookCount=1, hookInfos=[{"command": "~/.claude/hooks/check-tests.sh"}], hookErrors=[],
              preventedContinuation=False, stopReason="", hasOutput=False, level="suggestion")
     s.system("turn_duration", durationMs=184000, messageCount=58, isMeta=False)
+    newer_lines(s)
     # Errors: a retried API call and a synthetic API-error reply; thinking that was not recorded.
     s.system("api_error", level="error", error={"status": 529, "error": {"type": "overloaded_error", "message": "Overloaded"}},
              retryInMs=2000, retryAttempt=1, maxRetries=10)
@@ -444,6 +445,29 @@ def main_session() -> Session:
     return s
 
 
+def newer_lines(s: Session) -> None:
+    """Claude Code 2.1.2xx lines (docs/formats.md F8): a message a hook shows the user, a
+    response's effort and the plugin and MCP server it came through, a call auto mode denied, a stream
+    cut off and the prompt that interrupted it, an artifact's frame link."""
+    s.user("Publish the report to the team's page.")
+    s.env("attachment", attachment={"type": "hook_system_message", "hookName": "UserPromptSubmit",
+                                    "hookEvent": "UserPromptSubmit", "toolUseID": "hook_publish_1",
+                                    "content": "Reminder: the shared drive is read-only on Fridays."})
+    s.assistant([{"type": "text", "text": "I'll copy it with the publish plugin's command."}],
+                effort="high", attributionPlugin="publish-tools")
+    s.call("Bash", {"command": "rsync report.html drive:/reports/", "description": "Copy the report to the drive"},
+           "Permission to use Bash with command rsync report.html drive:/reports/ has been denied.",
+           "Error: Permission to use Bash has been denied.", is_error=True)
+    s.lines[-1]["toolDenialKind"] = "automode-blocked"
+    s.assistant([{"type": "text", "text": "Filing an issue for the drive instead."}], effort="high",
+                attributionMcpServer="github", attributionMcpTool="create_issue")
+    cut = s.assistant([{"type": "text", "text": "The report has 42 rows; here they are as a table:\n\n| name | count |\n"
+                                                 "|---|---|\n| figs | 3 |"}], isAbortedMidStream=True)
+    s.user([{"type": "text", "text": "[Request interrupted by user]"}], interruptedMessageId=cut[0]["message"]["id"])
+    s.raw({"type": "frame-link", "frameUrl": "https://claude.ai/code/artifact/art_01GalleryReport", "sessionId": SID,
+           "timestamp": s.ts()})
+
+
 def agent_session() -> Session:
     a = Session(SID, agent=AGENT)
     a.user("Review report.py for edge cases: empty CSV, missing columns, negative counts. Report findings as a list.")
@@ -457,6 +481,14 @@ def agent_session() -> Session:
     a.assistant([{"type": "text", "text": "Findings:\n\n- an **empty CSV** prints `0 items` and exits 0 — fine\n- a missing "
                                           "`count` column raises `KeyError`: catch it and name the column\n- negative counts "
                                           "are accepted silently"}], model="claude-sonnet-4-6")
+    # 2.1.2xx: a Read cut short inside the sub-agent, and the findings reported back through ReportFindings.
+    a.env("attachment", attachment={"type": "read_truncation_notice", "toolUseID": "toolu_read_cut",
+                                    "banner": "Output truncated: showing lines 1-12 of 52. Use offset to read more."})
+    a.call("ReportFindings", {"summary": "Two of three edge cases need a fix.", "findings": [
+        {"title": "Missing `count` column raises KeyError", "severity": "medium", "file": "report.py", "line": 33,
+         "description": "Catch the `KeyError` and name the missing column."},
+        {"title": "Negative counts are accepted", "severity": "low", "file": "report.py", "line": 33,
+         "description": "Reject rows with `count < 0`."}]}, "Findings reported.")
     return a
 
 
@@ -468,11 +500,14 @@ def write(path: Path, lines: list[dict]) -> None:
 
 
 def workflow_run() -> None:
-    """The files of the Workflow call's run (FORMAT.md §13.1): one agent, the journal, summary and script."""
+    """The files of the Workflow call's run (docs/formats.md F4): one agent, the journal, summary and script."""
     wdir, sdir = PROJECT / SID / "subagents" / "workflows" / RUN, PROJECT / SID / "workflows"
     a = Session(SID, agent=RUN_AGENT)
     a.user("Compare the counts in stock.csv with the warehouse export for week 11.")
     a.assistant([{"type": "text", "text": "All 42 counts match the warehouse export."}], model="claude-sonnet-4-6")
+    # (2.1.2xx: a Workflow agent ends with StructuredOutput; its input is the step's result)
+    a.call("StructuredOutput", {"matched": 42, "mismatched": 0, "note": "All counts match the **week 11** export."},
+           "Structured output provided successfully")
     write(wdir / f"agent-{RUN_AGENT}.jsonl", a.lines)
     (wdir / f"agent-{RUN_AGENT}.meta.json").write_text(
         json.dumps({"agentType": "workflow-step", "description": "stock-check step compare"}) + "\n", encoding="utf-8")

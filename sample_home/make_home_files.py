@@ -1,4 +1,4 @@
-"""The home files of sample_home/ beside the transcripts (FORMAT.md §13.2), written by make_sample.py
+"""The home files of sample_home/ beside the transcripts (docs/formats.md F5), written by make_sample.py
 after the transcripts: ``history.jsonl`` (the typed prompts of the sample sessions, one prompt typed
 but never answered, a slash command, and a session whose transcript is gone: "prompts only", with a
 pasted text), ``plans/weekly-stock-report.md`` (the plan the gallery's ExitPlanMode saved),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write a Claude Code 2.1.27x session into sample_home/projects/-home-dana-atlas/ (FORMAT.md §13):
+"""Write a Claude Code 2.1.27x session into sample_home/projects/-home-dana-atlas/ (docs/formats.md F6):
 a lead session with an agent team (two teammates, SendMessage and replies, a JSON protocol message,
 a task board), a Workflow run (its agents, journal, summary and script), a nested agent (an agent that
 started an agent: ``parentAgentId``/``spawnDepth``), and a session forked from the lead

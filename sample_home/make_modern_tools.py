@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the second 2.1.2xx-style session of ``sample_home/projects/-home-dana-atlas/`` (cwd /home/dana/atlas):
-the task tools and the task board, every new line type, attachment and system subtype of FORMAT.md §13
+the task tools and the task board, every new line type, attachment and system subtype of docs/formats.md F6
 (bookkeeping, Claude Code's own cost, context attachments, hook errors, ANSI hook text, ``origin.kind``),
 every new tool (Workflow, Monitor, Cron*, Artifact, SendUserFile, SendFeedback, ListAgents,
 SubagentHandback, Enter/ExitWorktree, TeamCreate/TeamDelete, SendMessage), a ``persistedOutputPath`` from

@@ -4,7 +4,7 @@
 Run it from anywhere: ``python3 sample_home/make_sample.py``. The output is deterministic (fixed
 ids, fixed clock, stored-not-compressed PNG), so running it again gives the same bytes and the
 committed files can be checked against it. Nothing here is copied from a real transcript; the
-shapes follow ../shared/docs/FORMAT.md.
+shapes follow docs/formats.md.
 
 Projects (folder = encoded cwd):
 
@@ -13,7 +13,7 @@ Projects (folder = encoded cwd):
   a ``/btw`` side question (``agent-aside_question-*``), thinking (with text and empty-but-signed),
   a PNG pasted as base64, a malformed line, a ~300-line pytest output, German/Japanese/emoji text,
   assistant lines split per block sharing ``message.id`` with repeated (growing) usage,
-  Read/Grep/Edit/Bash/TodoWrite/Write/Agent calls with their ``toolUseResult`` shapes (FORMAT.md §7),
+  Read/Grep/Edit/Bash/TodoWrite/Write/Agent calls with their ``toolUseResult`` shapes (docs/formats.md F2),
   an ``ai-title`` line; plus an empty (0-byte) session file.
 * ``-srv-bob-webshop`` (2.0.5x): a legacy project-root ``agent-<8hex>.jsonl`` whose lines carry the
   parent's ``sessionId``, a ``summary`` title line, a slash-command caveat before the first typed
@@ -23,7 +23,7 @@ Projects (folder = encoded cwd):
   a ``Task`` call whose prompt it repeats, the Task result after the run, Japanese text.
 
 * ``-home-dana-atlas`` (2.1.2xx): main calls make_modern_tools.py, which writes one session of it (task
-  tools, every line type/attachment/system subtype of FORMAT.md §13, the new tools); make_modern.py
+  tools, every line type/attachment/system subtype of docs/formats.md F6, the new tools); make_modern.py
   writes the project's other session (workflows, agent trees, forks, teams).
 
 The gallery project (``-home-demo-gallery``) is written by a different script; this one leaves it alone.
@@ -117,7 +117,7 @@ class Transcript:
     def assistant(self, mid: str, blocks: list, usage: dict, model: str = "claude-sonnet-4-5-20250929",
                   rid: str | None = None, stop: str | None = "end_turn", seconds: float = 3.0, **extra) -> list[dict]:
         """One API response. From 1.0.17 Claude Code writes one line per block, all sharing message.id and
-        requestId, each repeating usage with output_tokens growing (FORMAT.md §8)."""
+        requestId, each repeating usage with output_tokens growing (docs/formats.md F1)."""
         rid = rid or "req_" + hexid(mid, 24)
         groups = [[b] for b in blocks] if self.split else [blocks]
         out = []

@@ -21,7 +21,7 @@ from ccreport.model.prices import UNITS_PER_DOLLAR
 from ccreport.model.turns import Turns, duration_s
 from ccreport.model.usage import session_report
 from ccreport.render.turns import figures_text
-from ccreport.site.outline import answer_lines
+from ccreport.render.outline import answer_lines
 from ccreport.site.searchquery import search_site
 from ccreport.source.activity import has_conversation, last_activity, project_path
 from ccreport.source.archive import merge

@@ -3,6 +3,7 @@ transcript read once, streamed); see docs/inspect.md for where each column comes
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +69,31 @@ def rows_json(rows: list[SessionRow]) -> str:
     return orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode()
 
 
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes: wide and full-width characters (CJK, East Asian
+    width W or F) take two, combining marks none, the rest one."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def fit(text: str, width: int, from_end: bool = False) -> str:
+    """``text`` cut to ``width`` columns with "…" (at its start when ``from_end``: a path's tail is kept)."""
+    if columns(text) <= width:
+        return text
+    out, used = [], 1  # (the "…" takes one column)
+    for c in (reversed(text) if from_end else text):
+        w = columns(c)
+        if used + w > width:
+            break
+        out.append(c)
+        used += w
+    return "…" + "".join(reversed(out)) if from_end else "".join(out) + "…"
+
+
+def _pad(text: str, width: int, right: bool) -> str:
+    gap = " " * max(width - columns(text), 0)
+    return gap + text if right else text + gap
+
+
 def format_table(rows: list[SessionRow], width: int = 60) -> str:
     if not rows:
         return "(no sessions)"
@@ -75,13 +101,12 @@ def format_table(rows: list[SessionRow], width: int = 60) -> str:
     body = []
     for r in rows:
         # (names and titles from the home: no control, bidi or zero-width character reaches the terminal)
-        project, title = printable(r.project), printable(r.title)
-        proj = project if len(project) <= 40 else "…" + project[-39:]
-        title = title if len(title) <= width else title[: width - 1] + "…"
-        body.append((printable(r.id), proj, title, r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
-    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+        body.append((printable(r.id), fit(printable(r.project), 40, from_end=True), fit(printable(r.title), width),
+                     r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
+    # Columns are padded by what the terminal shows, not by characters (a CJK title is twice as wide).
+    widths = [max(columns(x[i]) for x in [head] + body) for i in range(len(head))]
     lines = []
     for row in [head] + body:
-        cells = [c.ljust(w) if i not in (4, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = [_pad(c, w, i in (4, 5)) for i, (c, w) in enumerate(zip(row, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)

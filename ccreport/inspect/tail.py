@@ -1,4 +1,4 @@
-"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass (seed-003): the id
+"""``ccreport tail``: the last N lines of a session's transcript, in one bounded pass: the id
 is checked before any file is opened; see docs/inspect.md."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def locate(home: Path, spec: str, agent: str | None = None,
     """The session, its transcript and the file to read; LocateError for anything else. ``catalog``:
     the home's, or the home's merged with a site's archive (source.archive.merge), whose transcripts
     the home lost are read from the store (the path returned is where the home had it)."""
-    check_id(spec)  # what could name a path is refused before any file is touched (seed-003 R2.2)
+    check_id(spec)  # what could name a path is refused before any file is touched
     if agent is not None and agent != "main":
         check_id(agent, "agent id")
     session = find_session(home, spec, catalog=catalog)
@@ -48,9 +48,10 @@ def locate(home: Path, spec: str, agent: str | None = None,
 
 def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, catalog: Catalog | None = None,
          budget: int | None = None) -> dict:
-    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest); with
-    ``catalog`` (see locate) also a transcript only the archive has ("archived": true). ``budget``:
-    the bytes all entries may cost (default ``BUDGET``)."""
+    """The JSON of `tail --json`: sessionId, agentId, path, totalLines, truncated (fewer entries than
+    lines), entries (the parsed lines, oldest → newest; docs/inspect.md); with ``catalog`` (see
+    locate) also a transcript only the archive has ("archived": true). ``budget``: the bytes all
+    entries may cost (default ``BUDGET``)."""
     session, t, resolved = locate(home, spec, agent, catalog)
     with (open_transcript(t) if t.store is not None else open(resolved, "rb")) as fh:
         total, lines = read_tail(fh, n, budget)
@@ -98,7 +99,7 @@ def read_tail(source, n: int, budget: int | None = None) -> tuple[int, list[dict
     """(line count, the entries of the last n lines) with bounded memory: the file (a path, or an
     open seekable binary stream) is read backwards a block at a time, each entry is capped
     (``ENTRY_CAP``) and all of them together (``budget``, default ``BUDGET``): fewer than n come
-    back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
+    back when the budget is spent. n == 0 asks for every line."""
     if isinstance(source, (str, Path)):
         with open(source, "rb") as fh:
             return read_tail(fh, n, budget)

@@ -1,4 +1,5 @@
-"""The read-only transcript API served by ``ccreport serve`` (seed-000's contract, with cursors).
+"""The read-only transcript API served by ``ccreport serve``: projects, sessions and their messages
+as JSON, paged with cursors.
 
 The endpoints and the cursor rules: docs/live.md.
 """
@@ -20,7 +21,7 @@ from ccreport.model.pages import paginate
 
 LIMIT_DEFAULT = 50
 LIMIT_MAX = 200
-# One string in a message is cut here (seed-000: "truncate individual content exceeding 10KB").
+# One string in a message is cut here: a message's text, input or output over 10 KB comes back cut.
 TEXT_MAX = 10 * 1024
 
 
@@ -150,7 +151,7 @@ def transcript_window(path: Path, limit: int, after: int | None, before: int | N
             if isinstance(kept, deque) or len(kept) < limit:
                 kept.append(m)
     except FileNotFoundError:
-        # seed-000: a transcript that is not there (any more) is an empty one, not an error.
+        # A transcript that is not there (any more) is an empty one, not an error (docs/live.md).
         pass
     msgs = [message_json(m) for m in kept]
     has_more = matching > (offset or 0) + len(msgs)

@@ -1,5 +1,5 @@
 """The shape of a session's agents: nested agents (meta.json ``parentAgentId``/``spawnDepth``,
-FORMAT.md §13.1) as a tree under the main session, and an agent's line of ancestors."""
+docs/formats.md F4) as a tree under the main session, and an agent's line of ancestors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A forked transcript (FORMAT.md §13.3 ``fork-context-ref``): the lines Claude Code copied from the
+"""A forked transcript (docs/formats.md F6 ``fork-context-ref``): the lines Claude Code copied from the
 parent, with the parent's uuids, before the fork's own. The builder folds them and the usage ledger
 skips them (the parent session counts those responses). State is a plain dict, kept in a carry.
 

@@ -1,4 +1,4 @@
-"""What each line type and attachment of Claude Code 2.1.2xx is for a reader (FORMAT.md §13): quiet
+"""What each line type and attachment of Claude Code 2.1.2xx is for a reader (docs/formats.md F6): quiet
 bookkeeping, the context Claude Code gave the model, or a notice that must stand out. The builder
 (model.messages) groups lines by these sets; the renderers say what each one means."""
 
@@ -18,8 +18,10 @@ CONTEXT_ATTACHMENTS = {
     "total_tokens_reminder", "agent_listing_delta", "skill_listing", "deferred_tools_delta",
     "mcp_instructions_delta", "remote_session_change", "command_permissions", "nested_memory",
 }
-# Attachments a reader must see where they happened: hook failures and background-task status.
-NOTICE_ATTACHMENTS = {"hook_blocking_error", "hook_non_blocking_error", "task_status"}
+# Attachments a reader must see where they happened: hook failures, background-task status, a message
+# a hook shows the user (2.1.2xx: Claude Code shows it too) and a Read that was cut.
+NOTICE_ATTACHMENTS = {"hook_blocking_error", "hook_non_blocking_error", "task_status", "hook_system_message",
+                      "read_truncation_notice"}
 
 
 def is_new_bookkeeping(etype: str) -> bool:

@@ -56,6 +56,7 @@ class ToolResult:
     extra: Any  # the line's toolUseResult (object, string or list) or None
     line: int
     timestamp: str | None = None
+    denial: str | None = None  # the line's toolDenialKind (2.1.2xx): why the call was denied ("automode-blocked")
 
 
 @dataclass(slots=True)
@@ -92,6 +93,7 @@ class Message:
     raw: str | None = None
     error: str | None = None
     size: int = 0
+    aborted: bool = False  # kind == "assistant": a line of it has isAbortedMidStream (the stream was cut)
 
     @property
     def calls(self):
@@ -279,6 +281,8 @@ class Builder:
             if mid:
                 self.by_msg_id[mid] = m
         m.lines.append(e.line)
+        if obj.get("isAbortedMidStream") is True:
+            m.aborted = True
         raw_usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else {}
         usage = {k: raw_usage[k] for k in USAGE_KEYS if isinstance(raw_usage.get(k), int)}
         if usage and sum(usage.values()) >= sum((m.usage or {}).values()):
@@ -290,7 +294,7 @@ class Builder:
             for b in content:
                 self._assistant_block(m, b, e.line)
         elif content is not None or not msg:
-            # A message we cannot read as blocks (e.g. the raw SSE-stream anomaly, FORMAT.md §11).
+            # A message we cannot read as blocks (e.g. the raw SSE-stream anomaly, docs/formats.md F1).
             m.blocks.append(("unknown", msg if msg else obj))
 
     def _assistant_block(self, m: Message, b: Any, line: int) -> None:
@@ -381,7 +385,9 @@ class Builder:
 
     def _result(self, e: Entry, obj: dict, b: dict) -> None:
         cid = b.get("tool_use_id") if isinstance(b.get("tool_use_id"), str) else ""
-        res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), obj.get("toolUseResult"), e.line, _ts(obj))
+        denial = obj.get("toolDenialKind")
+        res = ToolResult(cid, b.get("content"), bool(b.get("is_error")), obj.get("toolUseResult"), e.line, _ts(obj),
+                         denial if isinstance(denial, str) and denial else None)
         call = self.open_calls.pop(cid, None)
         if call is not None:
             call.result = res

@@ -1,6 +1,6 @@
 """The task board of a transcript (TaskCreate/TaskUpdate/TaskList/TaskGet, Claude Code 2.1.142+) as a
 fold over its calls in file order: each successful call changes the board, and the call keeps a copy
-of the board after its change (FORMAT.md §13.5: "the task board at any point = replaying these
+of the board after its change (docs/formats.md F7: "the task board at any point = replaying these
 calls"). The board is plain data so the builder's carry takes it across pages."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Agent teams (FORMAT.md §13.2, §13.5): messages from teammates inside user text, and what a
+"""Agent teams (docs/formats.md F5, F7): messages from teammates inside user text, and what a
 session's calls say of its team — members and task board — for when ``teams/`` and ``tasks/`` are gone.
 """
 

@@ -60,6 +60,14 @@ def json_text(obj, indent: bool = False) -> str:
     return "".join(out)
 
 
+def counted(n, noun: str, many: str | None = None) -> str:
+    """"1 prompt", "2 prompts", "1,204 sessions": a count with its noun, singular for exactly one.
+    ``n`` may be a number or its text as the pages show it ("1,204"); ``many``: an irregular plural."""
+    text = f"{n:,}" if isinstance(n, int) and not isinstance(n, bool) else str(n)
+    one = text.strip() in ("1", "-1")
+    return f"{text} {noun if one else (many or noun + 's')}"
+
+
 TITLE_MAX = 120  # a session's title, wherever it is shown
 
 

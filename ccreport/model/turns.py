@@ -52,8 +52,7 @@ class Figures:
     tools: dict = field(default_factory=dict)  # tool name → calls, in first-use order
     files: list = field(default_factory=list)  # paths written or edited, first-change order
     files_more: int = 0  # changed files past FILES_KEEP
-    agents: list = field(default_factory=list)  # sub-agent calls: their description (or type)
-    agent_ids: list = field(default_factory=list)  # their agent ids (toolUseResult.agentId): whose changes count too
+    agents: list = field(default_factory=list)  # sub-agent calls: [description (or type), agent id or ""]
     errors: int = 0  # failed tool calls and API errors
     usage: dict = field(default_factory=dict)  # token totals
     cost_units: int = 0  # model.prices units, of the priced responses
@@ -105,10 +104,9 @@ class Figures:
                 self.files_more += 1
         if call.name in AGENT_TOOLS:
             name = inp.get("description") or inp.get("subagent_type") or "sub-agent"
-            self.agents.append(name if isinstance(name, str) else str(name))
-            aid = call.result.extra.get("agentId") if call.result is not None and isinstance(call.result.extra, dict) else None
-            if isinstance(aid, str) and aid not in self.agent_ids:
-                self.agent_ids.append(aid)
+            extra = call.result.extra if call.result is not None and isinstance(call.result.extra, dict) else {}
+            aid = extra.get("agentId")  # (its pages: the outline links the name to them)
+            self.agents.append([name if isinstance(name, str) else str(name), aid if isinstance(aid, str) else ""])
 
 
 def changed_paths(messages: list[Message], into: list) -> None:

@@ -1,4 +1,4 @@
-"""A Workflow run read for a reader (FORMAT.md §13.1): its journal as steps, and the run a Workflow
+"""A Workflow run read for a reader (docs/formats.md F4): its journal as steps, and the run a Workflow
 call started. The journal is a small JSONL of steps and events whose fields vary: each line becomes
 a step with what it names (kind, step, agent, status, time, message), the rest kept as it is."""
 

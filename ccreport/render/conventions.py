@@ -1,4 +1,4 @@
-"""The conventions Claude Code writes inside text (FORMAT.md §10) and the notes for system and
+"""The conventions Claude Code writes inside text (docs/formats.md F3) and the notes for system and
 bookkeeping lines (§4.3–§4.9), rendered for a reader instead of shown as raw tags.
 """
 

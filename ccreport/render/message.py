@@ -73,8 +73,10 @@ def _render_user(m: Message, ctx: RenderContext) -> str:
                         f'<a href="#L{m.late_call["line"]}">on line {m.late_call["line"]}</a>.</p>')
     if m.reply_to:
         parts.insert(0, teammates.reply_note(m.reply_to, ctx))
+    if typed and kind_cls == "user" and _task_prompt(m):
+        label = "Task prompt"
     return (f'<article class="msg {kind_cls}{" side" if m.sidechain else ""}" id="L{m.line}">'
-            f'{_header(esc(label), m, origin_chip(m.entry))}<div class="body">{"".join(parts)}</div></article>')
+            f'{_header(esc(label), m, origin_chip(m.entry) + interrupted_chip(m.entry))}<div class="body">{"".join(parts)}</div></article>')
 
 
 # origin.kind (2.1.2xx): who sent a user line when no person typed it.
@@ -94,6 +96,20 @@ def origin_chip(entry: dict | None) -> str:
     if isinstance(src, str) and src:
         text += f", via {src}"
     return f'<span class="chip origin origin-{esc(kind)}" title="origin.kind = {esc(kind)}">{esc(text)}</span>'
+
+
+def _task_prompt(m: Message) -> bool:
+    """The first line of a sub-agent's run: the task its parent's call gave it (the root of the
+    sidechain: no parent line)."""
+    return m.sidechain and m.entry is not None and m.entry.get("parentUuid") is None
+
+
+def interrupted_chip(entry: dict | None) -> str:
+    """interruptedMessageId (2.1.2xx): the user stopped a response to write this."""
+    mid = (entry or {}).get("interruptedMessageId")
+    if not isinstance(mid, str) or not mid:
+        return ""
+    return f'<span class="chip interrupted" title="interrupted message {esc(mid)}">interrupted the response</span>'
 
 
 def _render_assistant(m: Message, ctx: RenderContext) -> str:
@@ -116,13 +132,29 @@ def _render_assistant(m: Message, ctx: RenderContext) -> str:
         parts = [_api_error_html(m.entry, parts)]
     # A step of the turn: its header (model, tokens, time, link) shows on hover or focus (style.css).
     cls = "msg assistant step" + (" api-error" if err else "") + (" side" if m.sidechain else "")
-    meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + usage_line(m.usage)
+    meta = (f'<span class="model">{esc(m.model)}</span>' if m.model else "") + _source_chips(m.entry) + usage_line(m.usage)
+    if m.aborted:  # (isAbortedMidStream: what is above is all that arrived)
+        parts.append('<p class="note aborted">⚠ The response stream was cut off here (aborted mid-stream).</p>')
     label = "API error" if err else "Assistant"
     lines = f' data-lines="{len(m.lines)}"' if len(m.lines) > 1 else ""
     # Every line of a merged message keeps an anchor, so #L<line> of any line resolves.
     anchors = "".join(f'<span class="anchor" id="L{n}"></span>' for n in m.lines[1:])
     return (f'<article class="{cls}" id="L{m.line}"{lines}>{_header(label, m, meta)}'
             f'<div class="body">{"".join(parts)}</div>{anchors}</article>')
+
+
+def _source_chips(entry: dict) -> str:
+    """An assistant line's effort and what it came through (2.1.2xx): a plugin, an MCP server's tool."""
+    chips = []
+    effort = entry.get("effort")
+    if isinstance(effort, str) and effort:
+        chips.append(f"effort {effort}")
+    plugin, server, tool = (entry.get(k) for k in ("attributionPlugin", "attributionMcpServer", "attributionMcpTool"))
+    if isinstance(plugin, str) and plugin:
+        chips.append(f"via plugin {plugin}")
+    if isinstance(server, str) and server:
+        chips.append(f"via MCP {server}" + (f" › {tool}" if isinstance(tool, str) and tool else ""))
+    return "".join(f'<span class="chip source">{esc(c)}</span>' for c in chips)
 
 
 def _api_error_html(entry: dict, parts: list[str]) -> str:

@@ -1,4 +1,4 @@
-"""Notes for what Claude Code 2.1.2xx added to transcripts (FORMAT.md §13.3–13.4): the gist of each new
+"""Notes for what Claude Code 2.1.2xx added to transcripts (docs/formats.md F6): the gist of each new
 bookkeeping line, the turn's context block, hook-error and task-status notices, task reminders as
 checklists and the new system subtypes. Everything is read field by field (any field may be missing);
 what no view reads is shown as a key/value table, never as a JSON dump."""
@@ -110,10 +110,10 @@ def notice_html(m) -> str:
                 f'<code>{esc(att.get("taskId", "?"))}</code>{kind}: <b>{esc(att.get("status", "update"))}</b>'
                 f'{delta} {when}'
                 f'{fields_table(att, ("type", "taskId", "taskType", "status", "deltaSummary"))}</div>')
+    if att.get("type") in _NOTICES:
+        return _NOTICES[att["type"]](m, att, when)
     blocking = att.get("type") == "hook_blocking_error"
-    name, event = att.get("hookName"), att.get("hookEvent")
-    # hookName is "<event>:<matcher>" (PostToolUse:Edit): the event alone only when there is no name.
-    hook = esc(name if isinstance(name, str) and name else event if isinstance(event, str) else "")
+    hook = _hook_name(att)
     code = f" exit {esc(att['exitCode'])}" if att.get("exitCode") is not None else ""
     text, key = text_of(att)
     body = pre(text, cls="err") if text else ""
@@ -121,6 +121,32 @@ def notice_html(m) -> str:
     what = "Hook error" + (" (blocked the action)" if blocking else "")
     return (f'<div class="sysnote err hook-error" id="L{m.line}"><p>⚠ <b>{what}'
             f'</b> {hook}{code} {when}</p>{body}{fields_table(att, skip)}{rendered_fold(obj)}</div>')
+
+
+def _hook_name(att: dict) -> str:
+    name, event = att.get("hookName"), att.get("hookEvent")
+    # hookName is "<event>:<matcher>" (PostToolUse:Edit): the event alone only when there is no name.
+    return esc(name if isinstance(name, str) and name else event if isinstance(event, str) else "")
+
+
+def _hook_message(m, att: dict, when: str) -> str:
+    """A message a hook shows the user (hook_system_message): a notice, as Claude Code shows it."""
+    text, key = text_of(att)
+    body = f'<div class="hook-text">{ansi_to_html(text)}</div>' if text else ""
+    return (f'<div class="sysnote hook-message" id="L{m.line}"><p>💬 <b>Message from a hook</b> {_hook_name(att)} '
+            f'{when}</p>{body}{fields_table(att, ("type", "hookEvent", "hookName", "toolUseID", key))}'
+            f'{rendered_fold(m.entry or {})}</div>')
+
+
+def _read_cut(m, att: dict, when: str) -> str:
+    """read_truncation_notice: a Read whose output Claude Code cut (its banner says how)."""
+    banner = att.get("banner")
+    text = f" {ansi_to_html(to_text(banner))}" if banner else ""
+    return (f'<div class="sysnote read-cut" id="L{m.line}"><span class="dim">Read cut short:</span>{text} {when}'
+            f'{fields_table(att, ("type", "banner", "toolUseID"))}</div>')
+
+
+_NOTICES = {"hook_system_message": _hook_message, "read_truncation_notice": _read_cut}
 
 
 def bookkeeping_gist(obj: dict) -> str | None:
@@ -140,7 +166,12 @@ def bookkeeping_gist(obj: dict) -> str | None:
         return (f"forked from session {to_text(obj.get('parentSessionId', '?'))} at "
                 f"{to_text(obj.get('parentLastUuid', '?'))}")
     if t == "frame-link":
-        return "frame link " + " ".join(f"{k}={to_text(v)}" for k, v in obj.items() if k not in ("type", "timestamp"))
+        # The address of the artifact's frame on claude.ai: shown as text (the site links nothing outside).
+        url = obj.get("frameUrl")
+        rest = " ".join(f"{k}={to_text(v)}" for k, v in obj.items()
+                        if k not in _ENVELOPE and k not in ("timestamp", "frameUrl"))
+        return (f"artifact frame at {to_text(url)}" if isinstance(url, str) and url else "artifact frame link") + (
+            f" ({rest})" if rest else "")
     if isinstance(t, str) and t.startswith("artifact-"):
         arts = obj.get("artifacts")
         return f"{len(arts)} artifact(s) tracked" if isinstance(arts, (dict, list)) else "artifact bookkeeping"

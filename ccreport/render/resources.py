@@ -11,6 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 import ccreport
+from ccreport.model.text import counted
 from ccreport.render import markup
 
 # The package's own folder, however deep this module sits in it.
@@ -37,8 +38,10 @@ def env() -> Environment:
     # site.transcript.write_page; the export's body marker)
     # auto_reload off: templates are part of the code (its fingerprint), so none is looked at on
     # disk again; with it on, every page render stat()ed each template it extends or includes.
-    return Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown)
+    e = Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,
+                    undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown)
+    e.filters["counted"] = counted  # {{ n|counted("session") }}: "1 session", "3 sessions"
+    return e
 
 
 def shown(value):

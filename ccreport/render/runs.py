@@ -1,4 +1,4 @@
-"""Workflow runs (FORMAT.md §13.1) for a reader: the card a Workflow call shows of the run it
+"""Workflow runs (docs/formats.md F4) for a reader: the card a Workflow call shows of the run it
 started, and the parts of the run's own page — its journal as steps, its summary, its script."""
 
 from __future__ import annotations

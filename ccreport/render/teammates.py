@@ -1,4 +1,4 @@
-"""Agent-team messages (FORMAT.md §13.5): a ``<teammate-message>`` user line shown as a message from
+"""Agent-team messages (docs/formats.md F7): a ``<teammate-message>`` user line shown as a message from
 that teammate (name, colour, summary; a JSON protocol message as a short note), and the links between
 a SendMessage call and the reply it got."""
 

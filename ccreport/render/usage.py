@@ -12,6 +12,9 @@ from ccreport.render.markup import esc
 
 WIDTH, HEIGHT, PAD = 640, 120, 18
 MAX_BARS = 120  # longer spans are drawn per week (or coarser) so bars stay visible
+# The widest a bar gets: a span of one or a few days draws thin bars from the left, not one block
+# across the chart (40 units, a sixteenth of it, read as a wall of colour beside a lone date).
+BAR_MAX = 16.0
 
 
 def _days(by_day: dict) -> list[tuple[str, dict]]:
@@ -42,7 +45,7 @@ def day_chart(by_day: dict, label: str = "Activity per day") -> Markup:
         bars.append((chunk[0][0], chunk[-1][0], sum(r.get("responses", 0) for _, r in chunk),
                      sum(r.get("output_tokens", 0) for _, r in chunk), sum(r.get("cost", 0.0) or 0.0 for _, r in chunk)))
     peak = max(b[2] for b in bars) or 1
-    bw = min(40.0, (WIDTH - 2) / len(bars))  # a few days must not become one wall of colour
+    bw = min(BAR_MAX, (WIDTH - 2) / len(bars))
     unit = "day" if step == 1 else f"{step} days"
     parts = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT + PAD}" width="100%" '
              f'role="img" aria-labelledby="chart-t">'

@@ -45,6 +45,7 @@ class TranscriptInfo:
     last_ts: str | None = None
     models: list = field(default_factory=list)
     shown: int = 0
+    outline: str = ""  # the HTML export's outline of the prompts (render.outline.export_outline), "" without
 
 
 def _entries(t: Transcript, redactor: Redactor | None, learned: set):

@@ -17,7 +17,9 @@ from ccreport.share.export import agent_link, write_text
 from ccreport.source.home import Session, Transcript
 from ccreport.render.markup import esc
 from ccreport.share.redact import Redactor
+from ccreport.model.turns import Turns
 from ccreport.render.message import RenderContext, local_date, render_message
+from ccreport.render.outline import export_outline
 from ccreport.render.resources import asset_files, env
 
 _BODY = "\x00ccreport-export-body\x00"
@@ -29,10 +31,14 @@ def _csp_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 
-def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> TranscriptInfo:
+def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "", turns: Turns | None = None) -> TranscriptInfo:
+    """Render ``t``'s messages into ``fh``; ``turns`` (the main transcript's) gathers its prompts
+    for the document's outline from the same messages, redacted and filtered as they are shown."""
     ctx = RenderContext(root="", embed=True, agent_urls=ex.agent_links, workflow_runs=ex.run_cards())
     info = TranscriptInfo()
-    for chunk in ex.chunks(t, info):
+    for no, chunk in enumerate(ex.chunks(t, info), 1):
+        if turns is not None:
+            turns.feed_page(chunk, no)
         ctx.page_lines = {n for m in chunk for n in m.lines}
         for m in chunk:
             html = render_message(m, ctx)
@@ -42,12 +48,12 @@ def _render_transcript(ex: Export, t: Transcript, fh, prefix: str = "") -> Trans
     return info
 
 
-def _messages(ex: Export, t: Transcript | None, fh) -> TranscriptInfo:
+def _messages(ex: Export, t: Transcript | None, fh, turns: Turns | None = None) -> TranscriptInfo:
     """The messages of a document's own transcript (None: the session has only sub-agent files)."""
     fh.write('<div class="messages" id="messages">\n')
     if t is None:
         fh.write('<p class="dim">This session has no main transcript (only sub-agent files).</p>\n')
-    info = _render_transcript(ex, t, fh) if t is not None else TranscriptInfo()
+    info = _render_transcript(ex, t, fh, turns=turns) if t is not None else TranscriptInfo()
     fh.write("</div>\n")
     return info
 
@@ -58,9 +64,9 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
     agents = ex.agents
     link = opts.agents == "link"
     ex.agent_links = {t.id: agent_link(out, t, ".html") if link else f"#agent-{t.id}" for t in agents}
-    agent_rows = []
+    agent_rows, turns = [], Turns()
     with all_files(ex), tempfile.TemporaryFile("w+", encoding="utf-8") as body:
-        info = _messages(ex, session.main, body)
+        info = _messages(ex, session.main, body, turns)
         for i, t in enumerate(agents, 1):
             name, desc = ex.agent_heading(t)
             if link:
@@ -75,6 +81,7 @@ def export_html(session: Session, out: Path, opts: ExportOptions, redactor: Reda
                 body.write("</div></section>\n")
             agent_rows.append({"url": ex.agent_links[t.id], "name": name, "description": desc,
                                "messages": f"{ainfo.shown:,}"})
+        info.outline = export_outline(turns.to_json(), info.cwd, ex.agent_links)
         _write_document(ex, out, body, info, agent_rows, ex.title(info))
     return [out] + [agent_file(out, t, ".html") for t in agents if link]
 
@@ -99,7 +106,7 @@ def _write_document(ex: Export, out: Path, body, info: TranscriptInfo, agent_row
         started=local_date(info.first_ts), last=local_date(info.last_ts), models=", ".join(info.models[:3]),
         shown=f"{info.shown:,}", redacted=ex.redactor is not None, omitted=" · ".join(omitted), agents=agent_rows,
         version=__version__, style=Markup(css), script=Markup(js), style_hash=_csp_hash(css),
-        script_hash=_csp_hash(js), body=Markup(_BODY))
+        script_hash=_csp_hash(js), body=Markup(_BODY), outline=Markup(info.outline))
     head, _, tail = html.partition(_BODY)
     body.seek(0)
     write_text(ex.batch, out, head, body, tail)

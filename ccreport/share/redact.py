@@ -170,7 +170,7 @@ def compile_patterns(patterns) -> list[str]:
     return list(patterns)
 
 
-# --- account identifiers (Claude Code 2.1.2xx, FORMAT.md §13) --------------------------------------
+# --- account identifiers (Claude Code 2.1.2xx, docs/formats.md F6, F8) --------------------------------------
 # The account e-mail sits in ``session_context`` attachments, the account and organisation UUIDs in
 # ``bridge-session`` lines. They are found structurally, before the export starts, and every later
 # occurrence of the same value, in any line, is replaced.

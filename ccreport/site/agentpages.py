@@ -3,8 +3,9 @@ agents) or its workflow run, and the words of its back-link."""
 
 from __future__ import annotations
 
-from ccreport.layout import INDEX, page_name, project_url, run_url, session_url, transcript_url
+from ccreport.layout import INDEX, page_name, project_url, run_url, session_url, transcript_slug, transcript_url, url_name
 from ccreport.model.agents import ancestry
+from ccreport.model.text import cut_words
 from ccreport.source.home import Session, Transcript
 
 
@@ -24,6 +25,15 @@ def transcript_crumbs(s: Session, t: Transcript, root: str, title: str) -> list[
     return crumbs
 
 
+def agent_name(kind: str, description: str | None, prompt: str | None, agent_type: str | None,
+               fallback: str) -> str:
+    """What a sub-agent's pages and rows are called: what it was asked to do — the description
+    (meta.json's, else its parent's Task/Agent call's), else the first line of its prompt —, else its
+    type, else ``fallback`` (its kind and id). Compaction runs and side questions keep their kind."""
+    first = next((ln.strip() for ln in (prompt or "").splitlines() if ln.strip()), "") if kind == "agent" else ""
+    return cut_words(description or first or agent_type or fallback, 120)
+
+
 def back_link_label(s: Session, t: Transcript) -> str:
     if t.parent_agent_id and any(a.id == t.parent_agent_id for a in s.agents):
         return f"back to the call in its parent agent {t.parent_agent_id}"
@@ -36,3 +46,8 @@ def run_link(s: Session, t: Transcript, root: str) -> dict | None:
         return None
     return {"url": f"{root}{run_url(s.project.dir_name, s.id, t.workflow_run)}/{INDEX}",
             "label": f"part of workflow run {t.workflow_run}"}
+
+
+def agent_links(ids) -> dict:
+    """Sub-agent id → its first page, from the session's folder (the outline links names there)."""
+    return {aid: f"{url_name(transcript_slug(aid))}/{page_name(1)}" for aid in ids if aid != "main"}

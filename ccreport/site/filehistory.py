@@ -1,7 +1,7 @@
 """The file as it was before an edit: Claude Code backs a file up under
 ``file-history/<session>/<hash>@v<N>`` just before an Edit/Write first changes it in a turn, and
 writes a ``file-history-snapshot`` line with ``isSnapshotUpdate`` (or a ``file-history-delta``) whose
-``messageId`` is the uuid of the assistant line holding that call (FORMAT.md §4.5, §13.3).
+``messageId`` is the uuid of the assistant line holding that call (docs/formats.md F1, F6).
 
 ``BeforeEdits`` watches the entries of one read as they stream by and pairs each such call with its
 backup; the backup is copied next to the session's pages the first time a page links it. A pair is

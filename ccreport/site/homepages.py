@@ -28,7 +28,7 @@ PROMPTS_ONLY = "prompts only: the transcript was deleted before ccreport saw it"
 
 
 def encode_cwd(cwd: str, known: set) -> str:
-    """The project folder Claude Code names after a cwd (FORMAT.md §13.1): every UTF-16 unit
+    """The project folder Claude Code names after a cwd (docs/formats.md F4): every UTF-16 unit
     outside [A-Za-z0-9] becomes "-"; past 200 units the name is cut and a hash appended (the known
     folder of that cut is taken, its hash is not recomputed)."""
     name = "".join(c if c.isascii() and c.isalnum() else ("--" if ord(c) > 0xFFFF else "-") for c in cwd) or "-"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccreport.model.pages import DEFAULT_PAGE_SIZE
+from ccreport.model.text import counted
 
 
 @dataclass
@@ -42,11 +43,12 @@ class BuildResult:
 
     def summary_line(self, out: Path) -> str:
         notes = ([f"{self.archived} kept by the archive, source removed"] if self.archived else []) + (
-            [f"{self.prompts_only} prompts only"] if self.prompts_only else [])
+            [f"{counted(self.prompts_only, 'session')} with prompts only"] if self.prompts_only else [])
         kept = f" ({'; '.join(notes)})" if notes else ""
-        return (f"ccreport: {self.projects} projects, {self.sessions} sessions{kept}, {self.transcripts} transcripts, "
-                f"{self.pages} pages, {self.messages:,} messages, {self.malformed} malformed lines "
-                f"in {self.seconds:.2f} s → {out / 'index.html'}")
+        counts = [counted(self.projects, "project"), counted(self.sessions, "session") + kept,
+                  counted(self.transcripts, "transcript"), counted(self.pages, "page"), counted(self.messages, "message"),
+                  counted(self.malformed, "malformed line")]
+        return f"ccreport: {', '.join(counts)} in {self.seconds:.2f} s → {out / 'index.html'}"
 
     def count(self, info) -> None:
         """Add one session's row (state.SessionInfo) to the totals."""

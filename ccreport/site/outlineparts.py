@@ -11,6 +11,7 @@ from ccreport.layout import INDEX, depth_root, outline_part, project_url, sessio
 from ccreport.render.resources import env
 from ccreport.site import turnfile
 from ccreport.site.indexes import page_args
+from ccreport.site.agentpages import agent_links
 from ccreport.site.outline import part_html
 from ccreport.site.state import TranscriptState
 from ccreport.site.write import Writer
@@ -44,4 +45,4 @@ def _page(s: Session, no: int, turns: list, project_title: str, cwd: str | None)
               {"label": s.id[:8], "url": INDEX}, {"label": f"prompts {base + 1}–{base + len(turns)}", "url": None}]
     return env().get_template("outline_part.html").render(
         **page_args(root, title, crumbs, "session"), sid=s.id, overview=INDEX, part=turnfile.PART,
-        prev=outline_part(no - 1) if no > 1 else None, outline=part_html(turns, cwd, base))
+        prev=outline_part(no - 1) if no > 1 else None, outline=part_html(turns, cwd, base, agent_links(t.id for t in s.agents)))

@@ -16,6 +16,7 @@ from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site import turnfile
+from ccreport.site.agentpages import agent_links, agent_name
 from ccreport.site.indexes import fmt_tokens, page_args
 from ccreport.site.outline import first_turn_url, outline_html
 from ccreport.site.state import SessionInfo, TranscriptState
@@ -61,7 +62,7 @@ def _row(ts: TranscriptState, info: SessionInfo) -> dict:
     by_transcript = (info.usage_report or {}).get("by_transcript", {})
     # A sub-agent by what it was asked to do (or its type), its id below: ids are random hex.
     ident = (x.agent_type or x.label) + f" {x.id}"
-    name = x.label if x.id == "main" else cut_words(x.description or x.agent_type or ident, 100)
+    name = x.label if x.id == "main" else agent_name(x.kind, x.description or x.task, x.prompt, x.agent_type, ident)
     return {
         "name": name, "description": None if x.id == "main" else ident if name != ident else x.title,
         "first_url": f"{sub}{page_name(1)}" if ts.pages else None,
@@ -113,6 +114,7 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
         outline=outline_html(main_turns, info.cwd, base, turnfile.PART,
+                             agent_links(ts.summary.id for ts in states if ts.pages),
                              {ts.summary.id: ts.changed for ts in states if ts.changed}),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))

@@ -86,6 +86,7 @@ def _plans(job: SessionJob, run: SessionRun) -> dict[str, Plan]:
         return {t.id: Plan(FULL, "whole session") for t in s.transcripts}
     plans, calls = session_plans(s, old, job.out, run.workflow_runs)
     run.agent_calls.update(calls)
+    run.agent_titles.update(old.agent_titles)  # (a call's description never changes; new calls add theirs)
     for tid in job.warm:  # render the last page again, through the cache (Follow.warm)
         if plans.get(tid) is not None and plans[tid].mode == SAME:
             plans[tid] = Plan(GROW, "warming the render cache")
@@ -232,6 +233,7 @@ def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, in
     calls = run.agent_calls
     return SessionState(project=s.project.dir_name, id=s.id, info=info, transcripts=new_ts,
                         agent_calls={k: calls[k] for k in sorted(calls) if k in keep},
+                        agent_titles={k: v for k, v in sorted(run.agent_titles.items()) if k in keep},
                         ledgers={k: v for k, v in to_save.items() if v is not None})
 
 

@@ -42,8 +42,9 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR, turns_state_dir
 
-# 12: the files a sub-agent transcript changed (TranscriptState.changed), its agent ids per turn;
-# 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
+# 12: a sub-agent's task (the description its parent's Task/Agent call gave it: TranscriptSummary.task,
+# SessionState.agent_titles), the files a sub-agent transcript changed (TranscriptState.changed) and
+# its agent id per turn's sub-agent call; 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
@@ -91,6 +92,7 @@ class TranscriptSummary(Figures):
     label: str
     agent_type: str | None = None
     description: str | None = None
+    task: str | None = None  # a sub-agent: the description its parent's Task/Agent call gave it
     size: int = 0  # bytes when read
     lines: int = 0  # complete lines read, plus the unfinished last one
     error: str | None = None  # the file could not be read
@@ -159,6 +161,7 @@ class SessionState:
     info: SessionInfo
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
+    agent_titles: dict = field(default_factory=dict)  # sub-agent id → its call's description (its pages' title)
     ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
     side: list = field(default_factory=list)  # source.sidefiles rows: run files, custom title, team files
     format: int = FORMAT
@@ -169,7 +172,8 @@ class SessionState:
         return cls(project=data["project"], id=data["id"],
                    info=SessionInfo(**_known(SessionInfo, data["info"])),
                    transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {}, ledgers=data.get("ledgers") or {},
+                   agent_calls=data.get("agent_calls") or {},
+                   agent_titles=data.get("agent_titles") or {}, ledgers=data.get("ledgers") or {},
                    home_digest=data.get("home_digest") or "", side=data.get("side") or [])
 
 

@@ -1,4 +1,4 @@
-"""Large tool outputs Claude Code saved under ``<session>/tool-results/`` (FORMAT.md §10.9).
+"""Large tool outputs Claude Code saved under ``<session>/tool-results/`` (docs/formats.md F3).
 
 A ``<persisted-output>`` note names the file; the first time a page refers to one, it is copied
 next to the session's pages so the link works offline. Only plain file names inside the session's

@@ -29,7 +29,7 @@ from ccreport.render.turns import continues_note, turn_line
 from ccreport.render.tools.base import extra_of, input_of
 from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
-from ccreport.site.agentpages import back_link_label, run_link, transcript_crumbs
+from ccreport.site.agentpages import agent_name, back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
 from ccreport.site.siblings import in_project
@@ -51,6 +51,7 @@ class SessionRun:
     blobs: BlobStore
     agent_urls: dict  # sub-agent id → URL of its first page
     agent_calls: dict  # call or agent id → "page-NNNN.html#L<line>" in the main transcript (filled as it renders)
+    agent_titles: dict = field(default_factory=dict)  # sub-agent id → the description its call gave it
     copy_tool_result: Callable | None = None  # site.toolresults.copier
     render_cache: object = None  # live.rendercache.RenderCache, in-process builds only
     kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
@@ -118,6 +119,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     ledger = TranscriptUsage(saved)  # (TranscriptUsage ignores anything but a saved ledger)
     resume = _resumable(run, t, resume)
     state, (start_no, start_line, start_offset, carry) = _start(t, resume)
+    state.summary.task = run.agent_titles.get(t.id) or run.agent_titles.get(t.tool_use_id or "")
     if run.search is not None:
         run.search.begin(t.id, start_no)
     s = run.session
@@ -189,6 +191,8 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
         rid = run_id_of(call) if call.name == "Workflow" else None
         if rid is not None and rid not in pages.state.run_refs:  # its card shows the run's files (site/plan.py)
             pages.state.run_refs[rid] = [no, pages.run.workflow_runs.get(rid)]
+        if call.name in ("Task", "Agent"):
+            _note_title(pages.run.agent_titles, call, aid)
         if pages.t.kind != "main":
             # A nested agent links back to the call in its parent agent (main-session calls come first).
             if call.name in ("Task", "Agent") and isinstance(aid, str):
@@ -204,12 +208,24 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
             pages.keys.add(call.id)
 
 
+def _note_title(titles: dict, call, aid) -> None:
+    """The description a Task/Agent call gives its sub-agent: the agent's pages are titled by it
+    (under its id from the result, and under the call's id, which meta.json's toolUseId names)."""
+    inp = call.input if isinstance(call.input, dict) else {}
+    desc = inp.get("description")
+    if isinstance(desc, str) and desc.strip():
+        for key in (aid, call.id):
+            if isinstance(key, str):
+                titles.setdefault(key, desc.strip())
+
+
 def _page_title(pages: _Pages) -> str:
-    """The session's title as far as read (a sub-agent's page: its description or type)."""
-    t = pages.t
+    """The session's title as far as read (a sub-agent's page: what it was asked to do)."""
+    t, x = pages.t, pages.state.summary
     if t.kind == "main":
         return cut_words(title_of(pages.builder.carry) or "(untitled session)", TITLE_MAX)
-    return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
+    return agent_name(x.kind, t.description or x.task, pages.builder.carry["titles"].get("prompt"),
+                      t.agent_type, f"{t.label} {t.id}")
 
 
 def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, body: Markup) -> dict:
@@ -220,7 +236,7 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
     return dict(page_args(root, heading + f" · page {page.no}", crumbs + [{"label": f"page {page.no}", "url": None}],
                           "transcript"),
                 page=page, heading=heading, transcript_label=t.label,
-                agent_line=" · ".join(x for x in (t.agent_type, t.description) if x),
+                agent_line=" · ".join(x for x in (t.agent_type, t.description) if x and x != heading),
                 last_line=max(lines) if lines else page.first_line, body=body,
                 prev_url=page_name(page.no - 1) if page.no > 1 else None,
                 next_url=page_name(page.no + 1) if page.closed else None,

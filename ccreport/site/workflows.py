@@ -1,4 +1,4 @@
-"""A session's Workflow runs as pages (FORMAT.md §13.1): ``workflow-wf_<id>/index.html`` beside the
+"""A session's Workflow runs as pages (docs/formats.md F4): ``workflow-wf_<id>/index.html`` beside the
 transcripts, with the run's agents (linked both ways), its journal as steps, its summary and its
 script; and the card each Workflow call shows of its run."""
 

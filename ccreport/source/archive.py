@@ -19,7 +19,7 @@ from ccreport.source.home import Catalog, Project, Session, Transcript, agent_or
 from ccreport.source.names import not_utf8, skipped
 from ccreport.source.store import Store
 
-# Home files kept beside the transcripts (FORMAT.md §13): a folder and how deep its files lie.
+# Home files kept beside the transcripts (docs/formats.md F6): a folder and how deep its files lie.
 HOME_FILES = (("plans", 1), ("todos", 1), ("teams", 3), ("tasks", 2), ("file-history", 2))
 HISTORY = "history.jsonl"
 

@@ -203,7 +203,8 @@ def discover(home: Path) -> Catalog:
         if not home.is_dir():
             raise HomeError(f"Claude home is not a folder: {home}")
         if not root.is_dir():
-            raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home?)")
+            raise HomeError(f"no projects/ folder in the Claude home {home} (is this a Claude home? "
+                            "give the right one with --home or CLAUDE_HOME)")
     except OSError as exc:
         # Path.is_dir() raises (rather than answering False) when a folder may not be entered.
         raise HomeError(f"cannot read the Claude home {home}: {exc.strerror or exc}") from None
@@ -354,7 +355,7 @@ def _scan_session_dir(project: Project, sdir: Path, inside: _Inside) -> None:
             aid = f.name[len("agent-") : -len(".jsonl")]
             t = Transcript(aid, agent_kind(aid), f, layout="subagents")
             if f.parent.parent.name == "workflows" and f.parent.name.startswith("wf_"):
-                t.workflow_run = f.parent.name  # one agent of a Workflow run (FORMAT.md §13.1)
+                t.workflow_run = f.parent.name  # one agent of a Workflow run (docs/formats.md F4)
             _read_meta(f.with_name(f"agent-{aid}.meta.json"), t, inside.root)
             if inside.add(t):
                 project.session(sdir.name).agents.append(t)

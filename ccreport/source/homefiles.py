@@ -1,4 +1,4 @@
-"""The home files beside the transcripts (FORMAT.md §13.2) — ``history.jsonl``, ``plans/*.md``,
+"""The home files beside the transcripts (docs/formats.md F5) — ``history.jsonl``, ``plans/*.md``,
 ``todos/*.json``, ``file-history/<session>/<hash>@v<N>`` — read from the home, or from the source
 store when the home lost them (Claude Code deletes them with their session, or on ``TeamDelete``).
 

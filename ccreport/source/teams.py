@@ -1,4 +1,4 @@
-"""An agent team's files in the Claude home (FORMAT.md §13.2): ``teams/<team>/config.json``, its
+"""An agent team's files in the Claude home (docs/formats.md F5): ``teams/<team>/config.json``, its
 ``inboxes/<agent>.json`` and the board ``tasks/<team>/<N>.json``. Claude Code erases them with
 TeamDelete, so most sessions have none; read only through ``read_team``, from the home or, when the
 home lost them, from the source store that kept them.

@@ -1,4 +1,4 @@
-"""The files of a session's Workflow runs (FORMAT.md §13.1): for each run folder under
+"""The files of a session's Workflow runs (docs/formats.md F4): for each run folder under
 ``<session>/subagents/workflows/wf_<id>/``, its journal, its summary (``<session>/workflows/wf_<id>.json``)
 and its script (``<session>/workflows/scripts/<name>-wf_<id>.js``), in the home or, when the home lost
 them, in the source store. Listed, never interpreted here.

@@ -18,8 +18,8 @@ from ccreport import cli as cli_mod
 from ccreport.cli import cli
 from util import SAMPLE_HOME, make_home, user
 
-SUMMARY = re.compile(r"^ccreport: (\d+) projects, (\d+) sessions(?: \((?:[^)]*; )?(\d+) prompts only\))?, (\d+) transcripts, "
-                     r"(\d+) pages, ([\d,]+) messages, (\d+) malformed lines in [\d.]+ s → (.+)$", re.M)
+SUMMARY = re.compile(r"^ccreport: (\d+) projects?, (\d+) sessions?(?: \((?:[^)]*; )?(\d+) sessions? with prompts only\))?, "
+                     r"(\d+) transcripts?, (\d+) pages?, ([\d,]+) messages?, (\d+) malformed lines? in [\d.]+ s → (.+)$", re.M)
 
 
 def run(*args, env=None, **kw):

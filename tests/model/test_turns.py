@@ -30,7 +30,7 @@ def session():
         use(3, "Bash", {"command": "make"}), tool_result("r3", "t3", "boom", is_error=True),
         use(4, "Write", {"file_path": "/home/u/proj/js/a.js", "content": "z"}), tool_result("r4", "t4", "ok"),
         use(5, "Task", {"description": "Review the fix", "prompt": "p", "subagent_type": "general-purpose"}),
-        tool_result("r5", "t5", "fine"),
+        tool_result("r5", "t5", "fine", extra={"agentId": "a5f00d"}),
         assistant("a6", [{"type": "text", "text": "Done.\n\nThe recorder **works** now."}], mid="msg_6", rid="req_6",
                   ts="2025-06-01T10:03:00.000Z"),
         user("u2", "<command-name>/compact</command-name>\n<command-args>keep it short</command-args>",
@@ -54,7 +54,7 @@ def test_turn_counts_tools_files_agents_errors_and_answer():
     f = turns[0].figures
     assert f.tools == {"Read": 2, "Bash": 1, "Write": 1, "Task": 1}
     assert f.files == ["/home/u/proj/js/a.js"]  # changed files only, once each
-    assert f.agents == ["Review the fix"]
+    assert f.agents == [["Review the fix", "a5f00d"]]  # (the agent id: the outline links the name to its pages)
     assert f.errors == 1 and f.responses == 6
     assert f.answer.startswith("Done.") and f.end_ts == "2025-06-01T10:03:00.000Z"
     assert f.usage["input_tokens"] == 60 and f.cost_units > 0

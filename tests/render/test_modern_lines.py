@@ -1,4 +1,4 @@
-"""Claude Code 2.1.2xx (FORMAT.md §13) in the sample home's -home-dana-atlas session written by
+"""Claude Code 2.1.2xx (docs/formats.md F6) in the sample home's -home-dana-atlas session written by
 make_modern_tools.py: every new line type, attachment, system subtype and tool is rendered for a reader
 (no "Unrecognised" card, no JSON dump, no raw escape), the task board follows the Task* calls, hook
 errors are errors, origin.kind says who sent a user line, cost-state shows beside ccreport's cost."""
@@ -79,7 +79,7 @@ def test_bookkeeping_is_folded_and_context_is_one_block_per_turn(page):
 
 def test_task_board_after_each_change(page):
     def summary(tool_id):
-        m = re.search(rf'id="T-{tool_id}"><summary>(.*?)</summary>', page, re.S)
+        m = re.search(rf'id="T-{tool_id}"[^>]*><summary>(.*?)</summary>', page, re.S)
         return re.sub(r"<[^>]+>", "", m.group(1))
 
     assert "board 0/1 done" in summary("toolu_01DanaCreate1")
@@ -87,7 +87,7 @@ def test_task_board_after_each_change(page):
     assert "in progress" in summary("toolu_01DanaUpdate1") and "dana" in summary("toolu_01DanaUpdate1")
     assert "blocked by #2" in summary("toolu_01DanaUpdate3")
     assert "board 1/3 done" in summary("toolu_01DanaUpdate1b")
-    board = re.search(r'id="T-toolu_01DanaUpdate1b">.*?<div class="board">(.*?)</ul></div>', page, re.S).group(1)
+    board = re.search(r'id="T-toolu_01DanaUpdate1b"[^>]*>.*?<div class="board">(.*?)</ul></div>', page, re.S).group(1)
     assert board.count('<li class="todo') == 3 and "st-completed changed" in board and "blocked by #2" in board
     reminder = re.search(r"task_reminder.*?<div class=\"board\">(.*?)</ul></div>", page, re.S).group(1)
     assert "0/3 done" in reminder and "Measure tile render time" in reminder
@@ -117,7 +117,7 @@ def test_new_system_subtypes(page):
 
 def test_every_new_tool_has_a_summary_line(page):
     for name in NAMES + ("TaskGet", "TaskOutput", "TaskStop", "SendMessage"):
-        pattern = rf'data-tool="{name}" id="T-[^"]+"><summary>.*?<span class="tsum">(.*?)</span> ?</summary>'
+        pattern = rf'data-tool="{name}" id="T-[^"]+"[^>]*><summary>.*?<span class="tsum">(.*?)</span> ?</summary>'
         for m in re.finditer(pattern, page, re.S):
             assert re.sub(r"<[^>]+>", "", m.group(1)).strip(), name
         assert f'data-tool="{name}"' in page, name

@@ -1,6 +1,6 @@
 """Golden fragments for every tool and message kind (issue 3).
 
-Each test feeds a few entries in the real shapes (FORMAT.md §4–§10) through the model and the
+Each test feeds a few entries in the real shapes (docs/formats.md F1–F3) through the model and the
 renderer and checks the HTML a reader gets: the right summary, the structured body, escaped text.
 """
 
@@ -89,8 +89,8 @@ def test_edit_uses_structured_patch_with_path_and_counts():
     assert '<code class="path">/<wbr>p/<wbr>app.py</code>' in s
     assert '<span class="dadd">+1</span> <span class="ddel">−1</span>' in s
     assert '<span class="hunk">@@ -11,3 +11,3 @@\n</span>' in html
-    assert '<span class="del">-        if n &lt;= 0:\n</span>' in html
-    assert '<span class="add">+        if n &lt; 1:\n</span>' in html
+    assert '<span class="del">-        if n &lt;<del>=</del> <del>0</del>:\n</span>' in html
+    assert '<span class="add">+        if n &lt; <ins>1</ins>:\n</span>' in html
     assert '<span class="ctx">     def restock(self, n):\n</span>' in html
 
 
@@ -104,7 +104,8 @@ def test_multiedit_shows_every_edit():
     html = render(call("MultiEdit", {"file_path": "m.py", "edits": [
         {"old_string": "a = 1", "new_string": "a = 2"}, {"old_string": "b = 1", "new_string": "b = 3"}]}, "Applied 2 edits"))
     assert "2 edits" in summary_of(html)
-    for frag in ('<span class="del">-a = 1\n</span>', '<span class="add">+a = 2\n</span>', '<span class="add">+b = 3\n</span>'):
+    for frag in ('<span class="del">-a = <del>1</del>\n</span>', '<span class="add">+a = <ins>2</ins>\n</span>',
+                 '<span class="add">+b = <ins>3</ins>\n</span>'):
         assert frag in html
 
 

@@ -85,7 +85,7 @@ def test_deleted_home_is_rerendered_from_the_store_byte_for_byte(tmp_path, sourc
 
 
 def test_side_files_the_home_lost_are_rerendered_from_the_store(tmp_path):
-    """The 2.1.2xx side files (FORMAT.md §13) come back from the store too once the home lost them: a
+    """The 2.1.2xx side files (docs/formats.md F6) come back from the store too once the home lost them: a
     Workflow run (summary, script, journal), a /rename title (custom-title.json) and a team board
     (teams/, tasks/, which TeamDelete erases)."""
     home = tmp_path / "home"

@@ -22,7 +22,7 @@ from util import SAMPLE_HOME
 
 WORDS = re.compile(r"[^\W_]+")
 PHRASE = 8  # words per probe
-# The tags Claude Code wraps around text it injects (FORMAT.md §10): the page shows their contents.
+# The tags Claude Code wraps around text it injects (docs/formats.md F3): the page shows their contents.
 TAG = re.compile(r"</?(?:command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|"
                  r"bash-input|bash-stdout|bash-stderr|system-reminder|task-notification|task-id|tool-use-id|"
                  r"output-file|status|summary|tool_use_error|user-memory-input|ide_[a-z_]+)>")

@@ -66,7 +66,7 @@ def _units(out) -> dict:
 def test_prompts_only_sessions_are_searched_and_counted(home, tmp_path):
     out = tmp_path / "site"
     res = build(home, out, Options(jobs=1))
-    assert res.errors == [] and res.prompts_only == 2 and "11 sessions (2 prompts only)" in res.summary_line(out)
+    assert res.errors == [] and res.prompts_only == 2 and "11 sessions (2 sessions with prompts only)" in res.summary_line(out)
     key = unit_key(BLOG, DRAFT, "main")
     docs = unit_docs(out, key)
     assert [d[:2] for d in docs] == [["p", "index.html#L10"]] and docs[0][4] == "Draft the release notes for 1.4"

@@ -44,7 +44,7 @@ def _check_shown(out) -> None:
     project = page_text(out / "p/-home-alice-webshop/index.html")
     assert NOTE in project and "Refunds fail for SEPA customers" in project
     home = page_text(out / "index.html")
-    assert "1 prompts only" in home and "/home/dana/blog" in home and "11 sessions" in home  # 9 with transcripts, 2 prompts only
+    assert "1 session with prompts only" in home and "/home/dana/blog" in home and "11 sessions" in home  # 9 with transcripts, 2 prompts only
     # Typed, never answered: on alice's session page; the answered ones and the slash command are not.
     session = page_text(out / ALICE_DIR / "index.html")
     assert "Typed, never answered (1)" in session

@@ -33,7 +33,9 @@ TEMPLATE = (
     '{% if t.files %}<p class="small">Changed '
     '{% for f in t.files %}{{ f }}{{ ", " if not loop.last else "" }}{% endfor %}'
     "{% if t.files_more %} and {{ t.files_more }} more{% endif %}</p>{% endif %}\n"
-    '{% if t.agents %}<p class="small">Sub-agents: {{ t.agents|join(" · ") }}</p>{% endif %}\n'
+    '{% if t.agents %}<p class="small">Sub-agents: {% for name, url in t.agents %}'
+    '{% if url %}<a href="{{ url }}">{{ name }}</a>{% else %}{{ name }}{% endif %}'
+    '{{ " · " if not loop.last else "" }}{% endfor %}</p>{% endif %}\n'
     '{% if t.answer %}<div class="answer-head">{% for line in t.answer %}<p>{{ line }}</p>'
     "{% endfor %}</div>{% endif %}\n"
     "</li>\n"
@@ -64,13 +66,17 @@ TURNS = [
     _turn(9, agents=["explore the <code>", HOSTILE, "third"]),
     _turn(10, answer="first line\n\n```py\ncode\n```\nsecond **line** " + HOSTILE + "\nthird\nfourth"),
     _turn(11, tools={"Task": 1}, files=["/home/u/proj/b.py"], files_more=1, agents=["one"], answer="done"),
+    # (agents with their ids: linked when the page knows the agent's pages)
+    _turn(12, tools={"Agent": 3}, agents=[["linked " + HOSTILE, "a1"], ["no page", "a2"], ["no id", ""]]),
 ]
+AGENT_PAGES = {"a1": "agent-a1/page-0001.html"}
 
 
 @pytest.mark.parametrize("turns", [TURNS, TURNS[:1], []], ids=["all", "one", "none"])
 def test_outline_html_is_what_the_template_wrote(turns):
-    want = env().from_string(TEMPLATE).render(outline=outline(turns, "/home/u/proj"))
-    assert str(outline_html(turns, "/home/u/proj")) == want
+    want = env().from_string(TEMPLATE).render(outline=outline(turns, "/home/u/proj", AGENT_PAGES))
+    assert str(outline_html(turns, "/home/u/proj", agents=AGENT_PAGES)) == want
+    assert ('<a href="agent-a1/page-0001.html">linked' in want) == (len(turns) > 1)
     if turns:
         assert "\x00" not in want and "␀" in want and "&lt;b&gt;" in want  # (the reference shows them)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ccreport.model.turns import Turn
+from ccreport.site.agentpages import agent_name
 from ccreport.site.search import read_doc_script
 from util import saved_states
 
@@ -132,7 +133,8 @@ def test_sub_agents_named_by_description_in_start_order(corpus_site):
         group = group[:group.index("</table>")]
         names = [unescape(n) for n in re.findall(r'<td><a href="agent-[^"]+">([^<]*)</a>', group)]
         starts = sorted(agents, key=lambda a: (a["first_ts"] or "~", a["id"]))
-        expected = [a["description"] or a["agent_type"] or f'{a["label"]} {a["id"]}' for a in starts if True]
+        expected = [agent_name(a["kind"], a["description"] or a["task"], a["prompt"], a["agent_type"],
+                               f'{a["agent_type"] or a["label"]} {a["id"]}') for a in starts]
         assert [n.rstrip("…") for n in names] == [e[:len(n.rstrip("…"))] for e, n in zip(expected, names)]
         checked += 1
     assert checked

@@ -1,4 +1,4 @@
-"""Discovery of Claude Code 2.1.2xx layouts (FORMAT.md §13.1–13.2): nested agents' meta, the agents
+"""Discovery of Claude Code 2.1.2xx layouts (docs/formats.md F4–13.2): nested agents' meta, the agents
 and files of Workflow runs, and an agent team's files in the home."""
 
 from __future__ import annotations

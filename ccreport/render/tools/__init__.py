@@ -3,7 +3,7 @@
 A view is ``fn(call, inp, x, ctx) -> (summary_html, input_html, result_html_or_None)``, ``inp`` and ``x``
 the call's input and structured result (base.input_of, extra_of); a result of None is rendered the generic way (its text, conventions recognised); a tool without a view gets a
 key/value table of its input. A summary's words are ``summary_text(call)``: the views put them in
-markup, the Markdown export uses them as they are. Shapes: FORMAT.md §6–§7; views: one module per
+markup, the Markdown export uses them as they are. Shapes: docs/formats.md F2; views: one module per
 tool family.
 """
 
@@ -18,6 +18,7 @@ from ccreport.render.blocks import kv_table, kv_value
 from ccreport.render.markup import esc
 from ccreport.render.paths import relative
 from ccreport.render.tools.agents import v_ask, v_plan, v_send_message, v_skill, v_task
+from ccreport.render.tools.carried import NAMES as CARRIED_NAMES, v_carried
 from ccreport.render.tools.base import (as_str, extra_of, generic_result, input_of, ok_text, persisted_link, short,
                                        tool_summary)
 from ccreport.render.tools.files import change_counts, v_edit, v_read, v_write
@@ -53,7 +54,7 @@ VIEWS = {
     "Task": v_task, "Agent": v_task, "AskUserQuestion": v_ask, "ExitPlanMode": v_plan, "exit_plan_mode": v_plan,
     "Skill": v_skill, "SendMessage": v_send_message,
     "TaskGet": v_task_get, "TaskOutput": v_task_output, "TaskStop": v_task_stop,
-} | {name: v_modern for name in MODERN_NAMES}
+} | {name: v_modern for name in MODERN_NAMES} | {name: v_carried for name in CARRIED_NAMES}
 
 
 def view_for(name: str):
@@ -88,6 +89,15 @@ def tool_label(name: str) -> str:
     return esc(name)
 
 
+# toolDenialKind → why, in words (an unknown kind is shown as it is written).
+DENIALS = {"automode-blocked": "blocked by auto mode's safety check", "user-rejected": "rejected by the user",
+           "permission-denied": "not allowed by the permission settings"}
+
+
+def denial_text(kind: str) -> str:
+    return DENIALS.get(kind, kind.replace("-", " "))
+
+
 def render_call(call, ctx) -> str:
     view = view_for(call.name)
     summary, body, res_html = (view(call, input_of(call), extra_of(call), ctx) if view else (None, None, None))
@@ -108,13 +118,19 @@ def render_call(call, ctx) -> str:
     else:
         status = '<span class="errflag">error</span>' if err else ""
         inner = (res_html if res_html is not None else generic_result(r, ctx)) + persisted_link(r, ctx)
+        if r.denial:  # (toolDenialKind, 2.1.2xx: who or what refused the call, said first)
+            status = f'<span class="errflag">denied: {esc(denial_text(r.denial))}</span>'
+            inner = f'<p class="denial">⛔ The call was denied: {esc(denial_text(r.denial))}.</p>' + inner
         if err and isinstance(r.extra, (dict, list)) and r.extra:
             # Views skip the structured result of a failed call; it may still say what happened.
             inner += f'<details class="raw"><summary>structured result (toolUseResult)</summary>{kv_table(r.extra)}</details>'
         result = f'<div class="tout{" err" if err else ""}" id="L{r.line}"><div class="lbl">Result</div>{inner}</div>'
     body = _full_path(call, ctx) + (body or "")
     tin = f'<div class="tin">{body}</div>' if body else ""
-    return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}">'
+    # (data-line: a link to the call's line — a sub-agent's "back to the call" — opens this fold: app.js)
+    # (a call whose input is a sub-agent's result is shown open: the result is what a reader looks for)
+    return (f'<details class="tool{" error" if err else ""}" data-tool="{esc(name)}" id="T-{esc(call.id)}"'
+            f' data-line="{int(call.line)}"{" open" if name in CARRIED_NAMES else ""}>'
             f'<summary><span class="tname">{tool_label(name)}</span> <span class="tsum">{summary}</span> {status}</summary>'
             f'{tin}{result}</details>')
 

@@ -74,7 +74,7 @@ def generic_result(r, ctx) -> str:
 def persisted_link(r, ctx) -> str:
     """A link to the full output a result's ``persistedOutputPath`` names ('' when it names none).
 
-    The path is absolute on the machine that wrote it (FORMAT.md §13.1): the file is looked up by its
+    The path is absolute on the machine that wrote it (docs/formats.md F4): the file is looked up by its
     name in this session's tool-results/ folder."""
     path = r.extra.get("persistedOutputPath") if isinstance(r.extra, dict) else None
     if not isinstance(path, str) or not path or "<persisted-output>" in result_text(r):

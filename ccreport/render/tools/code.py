@@ -10,6 +10,7 @@ from functools import lru_cache
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_language
 from ccreport.render.markup import FOLD_LINES, cut, esc, highlight_lines, in_browser
 from ccreport.render.tools.base import as_str
+from ccreport.render.tools.worddiff import marked_lines
 
 
 def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
@@ -126,10 +127,11 @@ def diff_lines(old: str, new: str) -> list[str]:
 
 def diff_html(lines) -> str:
     out = []
-    for ln in lines:
+    words = marked_lines(lines)  # (the changed words of paired -/+ lines, render.tools.worddiff)
+    for i, ln in enumerate(lines):
         cls = "add" if ln.startswith("+") else "del" if ln.startswith("-") else "hunk" if ln.startswith("@@") else "ctx"
         # The newline sits inside the (block) span: between spans it would add an empty line.
-        out.append(f'<span class="{cls}">{esc(ln)}\n</span>')
+        out.append(f'<span class="{cls}">{words.get(i) or esc(ln)}\n</span>')
     if not out:
         return '<p class="dim">(no change)</p>'
     if len(out) > FOLD_LINES * 3:

@@ -11,7 +11,7 @@ PLAN_TOOLS = ("Write", "Edit", "MultiEdit", "ExitPlanMode", "exit_plan_mode")
 
 
 def plan_name(path: str) -> str | None:
-    """The plan file's name when ``path`` is a Claude home's ``plans/<name>.md`` (FORMAT.md §13.2)."""
+    """The plan file's name when ``path`` is a Claude home's ``plans/<name>.md`` (docs/formats.md F5)."""
     if not isinstance(path, str) or "plans" not in path:  # (most paths: no PurePath made for them)
         return None
     p = PurePath(path.replace("\\", "/"))

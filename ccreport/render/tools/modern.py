@@ -1,4 +1,4 @@
-"""The tools of Claude Code 2.1.140+ (FORMAT.md §13.5) that have no family of their own: Workflow,
+"""The tools of Claude Code 2.1.140+ (docs/formats.md F7) that have no family of their own: Workflow,
 Monitor, Cron*, Artifact, SendUserFile, SendFeedback, ListAgents, SubagentHandback, Enter/ExitWorktree,
 TeamCreate/TeamDelete. Their input shapes vary between versions, so each view reads its fields by a
 list of names and shows what it did not read in a table: nothing is lost, nothing is a JSON dump."""
