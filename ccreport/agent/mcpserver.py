@@ -158,7 +158,7 @@ def make_server(served: Served) -> MCPServer:
         return answer(served, lambda: reads.list_sessions(a, project, query, limit), "sessions")
 
     def session_transcript(session: str, tail: int = 200, agent: str | None = None) -> str:
-        """The last `tail` lines of a session's transcript as written (seed-003: path, totalLines,
+        """The last `tail` lines of a session's transcript as written (path, totalLines,
         truncated, entries oldest to newest; a line that is not JSON comes back as {"malformed": …}).
         session: an id, a unique id prefix or 'latest'; agent: a sub-agent transcript id. tail=0:
         every line that fits the byte cap."""

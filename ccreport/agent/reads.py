@@ -113,7 +113,7 @@ def list_sessions(a: Archive, project: str | None = None, query: str | None = No
 
 def session_transcript(a: Archive, session: str, tail_lines: int = 200, agent: str | None = None,
                        budget: int | None = None) -> dict:
-    """seed-003's contract ({path, totalLines, truncated, entries}), by `ccreport tail --json`'s code."""
+    """The transcript as `ccreport tail --json` gives it ({path, totalLines, truncated, entries}), by its code."""
     if tail_lines < 0:
         raise ValueError("tail must be ≥ 0 (0: every line, within the byte cap)")
     result = tail(a.home, session, tail_lines, agent, catalog=a.catalog(), budget=budget)
