@@ -74,6 +74,7 @@ class Redactor:
     homes: list[str] | None = None  # homes besides /Users/*, /home/*, C:\Users\* (default: this user's)
     counts: dict = field(default_factory=dict)
     accounts: set = field(default_factory=set)  # literal account e-mails / ids found by learn_accounts
+    log: list | None = None  # when a list: (kind, value) of every replacement, for audits of what is redacted
 
     def __post_init__(self):
         self._rules = list(_RULES)
@@ -112,7 +113,7 @@ class Redactor:
             return s
         out, at = [], 0
         for start, end, kind in found:
-            self.counts[kind] = self.counts.get(kind, 0) + 1
+            self._count(kind, s[start:end])
             out += (s[at:start], f"[REDACTED:{kind}]")
             at = end
         out.append(s[at:])
@@ -123,14 +124,19 @@ class Redactor:
         if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)) \
                 or (not group and whole.startswith("[REDACTED")):
             return whole
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self._count(kind, value)
         start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
         return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
+
+    def _count(self, kind: str, value: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+        if self.log is not None:
+            self.log += [(kind, value)] * n
 
     def _accounts(self, s: str) -> str:
         for value in self.accounts:
             if value in s:
-                self.counts["account-id"] = self.counts.get("account-id", 0) + s.count(value)
+                self._count("account-id", value, s.count(value))
                 s = s.replace(value, "[REDACTED:account-id]")
         return s
 
@@ -144,7 +150,11 @@ class Redactor:
             out = {}
             for k, x in v.items():  # (keys of parsed JSON are always strings)
                 keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
-                out[self.text(k)] = x if keep else self.value(x)
+                if isinstance(x, str) and x and _ACCOUNT_ID_KEY.match(k):
+                    self._count("account-id", x)
+                    out[k] = "[REDACTED:account-id]"  # by its name: whatever shape the id has
+                else:
+                    out[self.text(k)] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
@@ -170,12 +180,16 @@ def compile_patterns(patterns) -> list[str]:
     return list(patterns)
 
 
-# --- account identifiers (Claude Code 2.1.2xx, FORMAT.md §13) --------------------------------------
+# --- account identifiers (Claude Code 2.1.2xx, docs/formats.md) --------------------------------------
 # The account e-mail sits in ``session_context`` attachments, the account and organisation UUIDs in
 # ``bridge-session`` lines. They are found structurally, before the export starts, and every later
 # occurrence of the same value, in any line, is replaced.
 _ACCOUNT_MARKERS = (b'"session_context"', b'"bridge-session"')
-_ACCOUNT_KEY = re.compile(r"(?i)^(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)?$|e-?mail")
+_ACCOUNT_KEY = re.compile(r"(?i)^(?:owner)?(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)?$|e-?mail")
+# Fields that hold an account or organisation id (bridge-session's ownerAccountUuid and
+# ownerOrganizationUuid, the accountUuid / organizationUuid of earlier versions): redacted wherever
+# a line carries them, by name.
+_ACCOUNT_ID_KEY = re.compile(r"(?i)^(?:owner)?(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)$")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 

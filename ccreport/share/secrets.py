@@ -27,8 +27,17 @@ from pathlib import Path
 
 import re2
 
+from ccreport.share.bare_rules import BARE_RULES
+
 RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
+
+# A command-line value: quoted (spaces allowed), or bare up to a shell separator; never a next flag.
+_VALUE = r"""(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s"'`;|&<>()-][^\s"'`;|&<>()]{1,199}))"""
+
+# Values of those that stand for a password rather than being one (``-p PASSWORD``, ``<pw>``).
+_PLACEHOLDER = r"^(?:[A-Z_]{2,}|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|[xX]+|\.\.\.|…)$"
+_ON_COMMAND_LINES = ("mysql-password", "cli-password", "curl-user-password")
 
 # Kinds gitleaks matches only in a context an export rarely has (curl -H, a .env of one vendor), or
 # not at all: (kind, pattern, secret group, lower-case keywords).
@@ -39,13 +48,27 @@ OWN_RULES = [
     ("basic-auth",
      r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
      1, ("basic",)),
-    ("mysql-password", r"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,400}?\s(?:-p|--password=)([^\s\"'`;|&<>]{2,})",
-     1, ("mysql",)),
+    ("mysql-password", r"\b(?:mysql|mariadb)(?:dump|admin|sh|import|check|slap)?\b[^\n]{0,400}?\s(?:-p|--password=?)"
+                       r"(?:\s*)" + _VALUE, 0, ("mysql", "mariadb")),
     ("azure-account-key",
      r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
      1, ("accountkey", "sharedaccess", "sig=")),
-    ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
+    ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s*)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
      1, ("curl",)),
+    # Passwords given on command lines: the value after the flag, quoted or not (never a next flag).
+    ("cli-password", r"\bsshpass\b[^\n]{0,200}?\s-p\s*" + _VALUE, 0, ("sshpass",)),
+    ("cli-password", r"(?i)(?<![\w-])--(?!no-)(?:[a-z]+-)?(?:password|passwd|pass)(?:=|\s+)" + _VALUE, 0, ("--",)),
+    ("cli-password", r"\bredis-cli\b[^\n]{0,400}?\s-a\s*" + _VALUE, 0, ("redis-cli",)),
+    ("cli-password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n]{0,100}?\blogin\b[^\n]{0,300}?\s-p\s*"
+     + _VALUE, 0, ("login",)),
+    ("cli-password", r"\bldap\w*\b[^\n]{0,400}?\s-w\s*" + _VALUE, 0, ("ldap",)),
+    ("cli-password", r"\bhtpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+\S+\s+\S+\s+" + _VALUE,
+     0, ("htpasswd",)),
+    ("cli-password", r"\bsmbclient\b[^\n]{0,300}?\s(?:-U|--user)(?:=|\s*)[\"']?[^\s%\"']{1,100}%([^\s\"']{2,})",
+     1, ("smbclient",)),
+    ("cli-password", r"\s-pass(?:in|out)?\s+(?:pass|env):([^\s\"']{2,})", 1, ("pass:",)),
+    ("cli-password", r"(?<![A-Za-z0-9_])(?:SSHPASS|MYSQL_PWD|REDISCLI_AUTH|PGPASS)\s*=\s*" + _VALUE, 0,
+     ("sshpass", "mysql_pwd", "rediscli_auth", "pgpass")),
 ]
 
 
@@ -114,7 +137,10 @@ def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
     data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
     rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
                   tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
-    rules += [Rule(k, re.compile(p), kw, group=g) for k, p, g, kw in OWN_RULES]
+    placeholder = (_Allow("secret", (re2.compile(_PLACEHOLDER),), (), False),)
+    rules += [Rule(k, re.compile(p), kw, group=g, allow=placeholder if k in _ON_COMMAND_LINES else ())
+              for k, p, g, kw in OWN_RULES]
+    rules += [Rule(k, re2.compile(p), kw, ent) for k, p, kw, ent in BARE_RULES]
     by_keyword: dict[str, list[int]] = {}
     for i, r in enumerate(rules):
         for k in r.keywords:
