@@ -13,10 +13,15 @@ from ccreport.source.jsonl import lines
 
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
+# Values of NAME=value that are code, not a secret (seen in real transcripts: ``x_token =
+# sum(p.get(…``, ``= usage.input_tokens``, ``token_usage=token_usage_str``): a call or a bracket, a
+# dotted name of letters, or a name that itself says token / secret / password / key.
+_CODE_VALUE = re.compile(r"^(?:.*[(\[].*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z_]*(?:token|secret|passw|key|credential)[A-Za-z_]*)$",
+                         re.I)
 # Names that look secret in NAME=value / "name": "value" (matched case-insensitively).
 SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "api_key", "api-key", "apikey", "access_key",
                 "access-key", "private_key", "private-key", "credential", "auth_key", "auth-key")
-_SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
+_SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN(?!S|IZ)|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
 
 
 # (kind, pattern, group, triggers): the group of the match that is replaced (0 = all of it); triggers are
@@ -121,7 +126,7 @@ class Redactor:
 
     def _replace(self, m: re.Match, kind: str, group: int) -> str:
         whole, value = m.group(0), m.group(group)
-        if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)) \
+        if value is None or (kind == "secret-assignment" and (_HARMLESS_VALUE.match(value) or _CODE_VALUE.match(value))) \
                 or (not group and whole.startswith("[REDACTED")):
             return whole
         self._count(kind, value)
