@@ -1,12 +1,13 @@
 """Find secrets in a string with gitleaks' rule set (gitleaks_rules.json, MIT, ported by
-scripts/port_gitleaks.py) plus the kinds gitleaks does not cover as text (e-mail addresses,
-``mysql -p``, ``Authorization: Basic``, Azure account keys, ``curl -u``). Used by
+scripts/port_gitleaks.py), the keys known by their prefix alone (bare_rules.json) and the kinds
+gitleaks does not cover as text (e-mail addresses, ``Authorization: Basic``, Azure account keys,
+passwords on command lines: ``sshpass -p``, ``mysql -p``, ``curl -u``, ``--password`` …). Used by
 ``share.redact.Redactor``; see docs/export.md.
 
 gitleaks' patterns run on google-re2, the engine they are written for: its time is linear in the
 text, where Python's backtracking ``re`` took 30 s on 400 KB of hostile text with two of them
-(transcript text is hostile). Our own rules are small and use look-arounds, which RE2 lacks: they
-stay on ``re`` (benchmarks/redaction.py times every rule on hostile text).
+(transcript text is hostile). Our own rules run on RE2 too, but the e-mail one, whose look-arounds
+RE2 lacks: it stays on ``re`` (benchmarks/redaction.py times every rule on hostile text).
 
 gitleaks' semantics are kept: a rule runs only when one of its keywords is in the lower-cased
 text; its secret is the first non-empty capture group (or ``group``); a secret at or below the
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import re2
 
-from ccreport.share.bare_rules import BARE_RULES
+from ccreport.share.bare_rules import bare_rules
 
 RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
@@ -38,6 +39,7 @@ _VALUE = r"""(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s"'`;|&<>()-][^\s"'`;|&<
 # Values of those that stand for a password rather than being one (``-p PASSWORD``, ``<pw>``).
 _PLACEHOLDER = r"^(?:[A-Z_]{2,}|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|[xX]+|\.\.\.|…)$"
 _ON_COMMAND_LINES = ("mysql-password", "cli-password", "curl-user-password")
+_LOOK_AROUNDS = ("email",)  # our rules that need look-arounds, which RE2 lacks: on Python's re
 
 # Kinds gitleaks matches only in a context an export rarely has (curl -H, a .env of one vendor), or
 # not at all: (kind, pattern, secret group, lower-case keywords).
@@ -57,7 +59,9 @@ OWN_RULES = [
      1, ("curl",)),
     # Passwords given on command lines: the value after the flag, quoted or not (never a next flag).
     ("cli-password", r"\bsshpass\b[^\n]{0,200}?\s-p\s*" + _VALUE, 0, ("sshpass",)),
-    ("cli-password", r"(?i)(?<![\w-])--(?!no-)(?:[a-z]+-)?(?:password|passwd|pass)(?:=|\s+)" + _VALUE, 0, ("--",)),
+    # --password / --db-password … of any command, not --no-password (spelt without look-arounds: RE2)
+    ("cli-password", r"(?i)(?:^|[^\w-])--(?:[a-mo-z][a-z]*-|n(?:[a-np-z][a-z]*)?-|no[a-z]+-)?(?:password|passwd|pass)"
+                     r"(?:=|\s+)" + _VALUE, 0, ("--",)),
     ("cli-password", r"\bredis-cli\b[^\n]{0,400}?\s-a\s*" + _VALUE, 0, ("redis-cli",)),
     ("cli-password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n]{0,100}?\blogin\b[^\n]{0,300}?\s-p\s*"
      + _VALUE, 0, ("login",)),
@@ -67,7 +71,7 @@ OWN_RULES = [
     ("cli-password", r"\bsmbclient\b[^\n]{0,300}?\s(?:-U|--user)(?:=|\s*)[\"']?[^\s%\"']{1,100}%([^\s\"']{2,})",
      1, ("smbclient",)),
     ("cli-password", r"\s-pass(?:in|out)?\s+(?:pass|env):([^\s\"']{2,})", 1, ("pass:",)),
-    ("cli-password", r"(?<![A-Za-z0-9_])(?:SSHPASS|MYSQL_PWD|REDISCLI_AUTH|PGPASS)\s*=\s*" + _VALUE, 0,
+    ("cli-password", r"(?:^|[^A-Za-z0-9_])(?:SSHPASS|MYSQL_PWD|REDISCLI_AUTH|PGPASS)\s*=\s*" + _VALUE, 0,
      ("sshpass", "mysql_pwd", "rediscli_auth", "pgpass")),
 ]
 
@@ -138,9 +142,9 @@ def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
     rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
                   tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
     placeholder = (_Allow("secret", (re2.compile(_PLACEHOLDER),), (), False),)
-    rules += [Rule(k, re.compile(p), kw, group=g, allow=placeholder if k in _ON_COMMAND_LINES else ())
-              for k, p, g, kw in OWN_RULES]
-    rules += [Rule(k, re2.compile(p), kw, ent) for k, p, kw, ent in BARE_RULES]
+    rules += [Rule(k, (re if k in _LOOK_AROUNDS else re2).compile(p), kw, group=g,
+                   allow=placeholder if k in _ON_COMMAND_LINES else ()) for k, p, g, kw in OWN_RULES]
+    rules += [Rule(k, re2.compile(p), kw, ent) for k, p, kw, ent in bare_rules()]
     by_keyword: dict[str, list[int]] = {}
     for i, r in enumerate(rules):
         for k in r.keywords:
