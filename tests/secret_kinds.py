@@ -1,5 +1,7 @@
-"""A table of fake secrets, one per kind the export must redact (issue 18, point 4), each in the
-context it is usually found in. Values are made at import time from a seeded hash, so they have
+"""A table of fake secrets, one per kind the export must redact (issue 18, point 4; issue 29 added
+the kinds pasted without a NAME=, account ids and passwords on command lines), each in the
+context it is usually found in. ``CONTEXT_ONLY`` names the kinds secret only by that context;
+``fragments(kind)`` the pieces of a secret that must not survive an export. Values are made at import time from a seeded hash, so they have
 the shape and the randomness of real ones (rules check entropy) while no key sits in this source
 as one literal for scanners to flag. None of them is real.
 """
@@ -156,6 +158,20 @@ def _bare_kinds() -> None:
     _k("easypost", "EZAK" + r(b62, 54, "ezak"), "easypost {}")
     _k("grafana-cloud", "glc" + "_" + r(b62, 40, "glc"), "grafana cloud {}")
     _k("atlassian", "ATATT3" + r(tok, 186, "atl"), "jira {}")
+    _k("defined-networking", "dnkey-" + r(LOWER, 26, "dn1") + "-" + r(LOWER, 52, "dn2"), "nebula {}")
+    _k("dropbox-long", r(b62, 11, "dbl1") + "A" * 10 + r(tok, 43, "dbl2"), "dropbox long-lived {}")
+    _k("gocardless", "live" + "_" + r(tok, 40, "gocardless"), "gocardless {}")
+    _k("mailgun-signing", r("abcdefgh0123456789", 32, "mgs1") + "-" + r("abcdefgh0123456789", 8, "mgs2") + "-"
+       + r("abcdefgh0123456789", 8, "mgs3"), "webhook signing {}")
+    _k("yandex-iam", "t1." + r(tok, 40, "yt1") + "." + r(tok, 86, "yt2"), "yc iam {}")
+    _k("airtable-pat", "pat" + r(b62, 14, "at1") + "." + r(HEX, 64, "at2"), "airtable {}")
+    _k("facebook-token", r(DIGITS, 15, "fb1") + "|" + r(tok, 32, "fb2"), "graph api {}")
+    _k("newrelic-admin", "NRAA-" + r(HEX, 27, "nraa"), "New Relic admin key {}")
+    _k("supabase-secret", "sb" + "_secret_" + r(tok, 32, "sbs"), "supabase {}")
+    _k("netlify", "nfp" + "_" + r(b62, 40, "nfp"), "netlify {}")
+    _k("render", "rnd" + "_" + r(b62, 32, "rnd"), "render {}")
+    _k("deno", "ddp" + "_" + r(b62, 36, "deno"), "deno deploy {}")
+    _k("firebase", "AAAA" + r(tok, 7, "fcm1") + ":APA91b" + r(tok, 134, "fcm2"), "fcm server key {}")
 
 
 def _command_lines() -> None:

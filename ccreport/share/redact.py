@@ -13,6 +13,8 @@ from ccreport.source.jsonl import lines
 
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
+# A password=… that names where the password is (``--password=$DB_PASS``), not the password.
+_REFERENCE = re.compile(r"^(?:\$.*|<[^>]*>|\*+|\[REDACTED.*)$")
 # Values of NAME=value that are code, not a secret (seen in real transcripts: ``x_token =
 # sum(p.get(…``, ``= usage.input_tokens``, ``token_usage=token_usage_str``): a call or a bracket, a
 # dotted name of letters, or a name that itself says token / secret / password / key.
@@ -126,8 +128,9 @@ class Redactor:
 
     def _replace(self, m: re.Match, kind: str, group: int) -> str:
         whole, value = m.group(0), m.group(group)
-        if value is None or (kind == "secret-assignment" and (_HARMLESS_VALUE.match(value) or _CODE_VALUE.match(value))) \
-                or (not group and whole.startswith("[REDACTED")):
+        not_secret = (kind == "secret-assignment" and (_HARMLESS_VALUE.match(value) or _CODE_VALUE.match(value))) \
+            or (kind == "connection-string-password" and _REFERENCE.match(value)) if value is not None else True
+        if not_secret or (not group and whole.startswith("[REDACTED")):
             return whole
         self._count(kind, value)
         start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)

@@ -90,3 +90,36 @@ def test_without_redaction_every_place_shows_every_secret(home, tmp_path, place,
     text = _export(home, place, fmt, tmp_path / f"x.{'html' if fmt == 'html' else 'md'}", "--no-redact")
     missing = [k for k, (s, _c) in KINDS.items() if s not in text]
     assert missing == [], f"{place} / {fmt}: these never reach the output, so the test above proves nothing for them"
+
+
+def test_every_bare_rule_has_a_kind_of_the_table():
+    """Each rule of share/bare_rules.json reports at least one kind of the table (planted in its
+    context, and bare where it is not secret by context alone) under its own name."""
+    from ccreport.share.bare_rules import bare_rules
+    from ccreport.share.redact import Redactor
+
+    r = Redactor(homes=[])
+    for kind, (secret, context) in KINDS.items():
+        r.text(context)
+        if kind not in CONTEXT_ONLY:
+            r.text(f"({secret})")
+    assert sorted({k for k, _p, _w, _e in bare_rules()} - set(r.counts)) == []
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -u root -p -h db.internal shop",  # -p then a flag: mysql asks for the password
+    "psql --no-password -h db shop",
+    "mysql -u root --password=$DB_PASS shop",
+    "sshpass -p \"${SSH_PW}\" ssh host",
+    "usage: tool --password PASSWORD",
+    "echo \"$TOKEN\" | docker login -u me --password-stdin ghcr.io",
+    "self.total_input_tokens = sum(p.get('input_tokens', 0) for p in projects)",
+    "input_tokens=usage.input_tokens, show_tokens=show_tokens",
+    "tokenizer = await load(model)",
+    "MyVeryLongComponentNameHere.render.someOtherVeryLongFunctionNameXyz",
+    "key-00000000000000000000000000000000 and the AC/DC tour",
+])
+def test_what_only_looks_like_a_password_stays(text):
+    from ccreport.share.redact import Redactor
+
+    assert Redactor(homes=[]).text(text) == text
