@@ -34,6 +34,8 @@ RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
 
 # A command-line value: quoted (spaces allowed), or bare up to a shell separator; never a next flag.
+# The flag must belong to the command named: no ``;``, ``&`` or ``|`` between them (``mysql … &&
+# mkdir -p /tmp/x`` holds no password).
 _VALUE = r"""(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s"'`;|&<>()-][^\s"'`;|&<>()]{1,199}))"""
 
 # Values of those that stand for a password rather than being one (``-p PASSWORD``, ``<pw>``).
@@ -50,25 +52,25 @@ OWN_RULES = [
     ("basic-auth",
      r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
      1, ("basic",)),
-    ("mysql-password", r"\b(?:mysql|mariadb)(?:dump|admin|sh|import|check|slap)?\b[^\n]{0,400}?\s(?:-p|--password=?)"
+    ("mysql-password", r"\b(?:mysql|mariadb)(?:dump|admin|sh|import|check|slap)?\b[^\n;&|]{0,400}?\s(?:-p|--password=?)"
                        r"(?:\s*)" + _VALUE, 0, ("mysql", "mariadb")),
     ("azure-account-key",
      r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
      1, ("accountkey", "sharedaccess", "sig=")),
-    ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s*)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
+    ("curl-user-password", r"\bcurl\b[^\n;&|]{0,400}?\s(?:-u|--user)(?:=|\s*)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
      1, ("curl",)),
     # Passwords given on command lines: the value after the flag, quoted or not (never a next flag).
-    ("cli-password", r"\bsshpass\b[^\n]{0,200}?\s-p\s*" + _VALUE, 0, ("sshpass",)),
+    ("cli-password", r"\bsshpass\b[^\n;&|]{0,200}?\s-p\s*" + _VALUE, 0, ("sshpass",)),
     # --password / --db-password … of any command, not --no-password (spelt without look-arounds: RE2)
     ("cli-password", r"(?i)(?:^|[^\w-])--(?:[a-mo-z][a-z]*-|n(?:[a-np-z][a-z]*)?-|no[a-z]+-)?(?:password|passwd|pass)"
                      r"(?:=|\s+)" + _VALUE, 0, ("--",)),
-    ("cli-password", r"\bredis-cli\b[^\n]{0,400}?\s-a\s*" + _VALUE, 0, ("redis-cli",)),
-    ("cli-password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n]{0,100}?\blogin\b[^\n]{0,300}?\s-p\s*"
+    ("cli-password", r"\bredis-cli\b[^\n;&|]{0,400}?\s-a\s*" + _VALUE, 0, ("redis-cli",)),
+    ("cli-password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n;&|]{0,100}?\blogin\b[^\n;&|]{0,300}?\s-p\s*"
      + _VALUE, 0, ("login",)),
-    ("cli-password", r"\bldap\w*\b[^\n]{0,400}?\s-w\s*" + _VALUE, 0, ("ldap",)),
+    ("cli-password", r"\bldap\w*\b[^\n;&|]{0,400}?\s-w\s*" + _VALUE, 0, ("ldap",)),
     ("cli-password", r"\bhtpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+\S+\s+\S+\s+" + _VALUE,
      0, ("htpasswd",)),
-    ("cli-password", r"\bsmbclient\b[^\n]{0,300}?\s(?:-U|--user)(?:=|\s*)[\"']?[^\s%\"']{1,100}%([^\s\"']{2,})",
+    ("cli-password", r"\bsmbclient\b[^\n;&|]{0,300}?\s(?:-U|--user)(?:=|\s*)[\"']?[^\s%\"']{1,100}%([^\s\"']{2,})",
      1, ("smbclient",)),
     ("cli-password", r"\s-pass(?:in|out)?\s+(?:pass|env):([^\s\"']{2,})", 1, ("pass:",)),
     ("cli-password", r"(?:^|[^A-Za-z0-9_])(?:SSHPASS|MYSQL_PWD|REDISCLI_AUTH|PGPASS)\s*=\s*" + _VALUE, 0,

@@ -108,6 +108,8 @@ def test_every_bare_rule_has_a_kind_of_the_table():
 
 @pytest.mark.parametrize("text", [
     "mysql -u root -p -h db.internal shop",  # -p then a flag: mysql asks for the password
+    "brew install mysql && mkdir -p /tmp/data; sshpass -V | grep -p x",  # another command's -p
+    "curl -s https://x.test/a | docker run -u 1000:1000 img",  # another command's -u uid:gid
     "psql --no-password -h db shop",
     "mysql -u root --password=$DB_PASS shop",
     "sshpass -p \"${SSH_PW}\" ssh host",
