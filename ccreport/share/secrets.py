@@ -89,11 +89,24 @@ class _Allow:
 @dataclass(frozen=True, slots=True)
 class Rule:
     kind: str
-    pat: object  # an re2 pattern (gitleaks') or an re one (ours): the same match interface
+    regex: str
     keywords: tuple[str, ...]
     entropy: float = 0.0
     group: int = 0
     allow: tuple[_Allow, ...] = ()
+    engine: object = re2  # the module that compiles ``regex``: re2, or re for look-arounds
+
+    @property
+    def pat(self):
+        """The compiled pattern (re2's and re's have the same match interface), compiled when the
+        rule is first woken: an export wakes a few of the 280 rules, and compiling all of them
+        cost each run ~0.1 s."""
+        return _compiled(self.engine, self.regex)
+
+
+@cache
+def _compiled(engine, regex: str):
+    return engine.compile(regex)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +151,15 @@ def _allow(a: dict) -> _Allow:
 
 @cache
 def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
-    """The rules, compiled once per process (gitleaks' first, then ours); ``extra`` are the caller's
+    """The rules, read once per process (gitleaks' first, then ours); ``extra`` are the caller's
     own trigger words, found in the same pass (``present``)."""
     data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
-    rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
+    rules = [Rule(r["id"], r["regex"], tuple(r["keywords"]), r["entropy"], r["group"],
                   tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
     placeholder = (_Allow("secret", (re2.compile(_PLACEHOLDER),), (), False),)
-    rules += [Rule(k, (re if k in _LOOK_AROUNDS else re2).compile(p), kw, group=g,
-                   allow=placeholder if k in _ON_COMMAND_LINES else ()) for k, p, g, kw in OWN_RULES]
-    rules += [Rule(k, re2.compile(p), kw, ent) for k, p, kw, ent in bare_rules()]
+    rules += [Rule(k, p, kw, group=g, allow=placeholder if k in _ON_COMMAND_LINES else (),
+                   engine=re if k in _LOOK_AROUNDS else re2) for k, p, g, kw in OWN_RULES]
+    rules += [Rule(k, p, kw, ent) for k, p, kw, ent in bare_rules()]
     by_keyword: dict[str, list[int]] = {}
     for i, r in enumerate(rules):
         for k in r.keywords:
