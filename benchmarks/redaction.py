@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Redaction speed: the whole redactor over a home's entries, and the secret rules (share/secrets.py)
-on hostile text made to wake all of them at once (the slowest three rules per text are named).
+"""Redaction speed: the whole redactor over a home's entries, the export of the home's biggest
+session in the three formats (single-file HTML, Markdown parts, --summary; best of 5 each, in this
+process), and the secret rules (share/secrets.py) on hostile text made to wake all of them at once
+(the slowest three rules per text are named).
 
     PYTHONPATH=. python3 benchmarks/redaction.py [HOME]     # default: ../shared/corpus/real
+
+Run it with PYTHONPATH pointing at another checkout to compare two versions of the rules.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +25,20 @@ def corpus(home: Path) -> None:
     objs = [e.obj for p in sorted((home / "projects").rglob("*.jsonl")) for e in read_entries(p) if e.obj]
     best = min(_timed(lambda: [Redactor().value(o) for o in objs]) for _ in range(3))
     print(f"{len(objs):,} entries of {home}: redacted in {best:.2f} s (best of 3)")
+
+
+def exports(home: Path) -> None:
+    from ccreport.share.export import ExportOptions
+    from ccreport.share.run import run_export
+
+    biggest = max((home / "projects").glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
+    forms = {"html": ExportOptions(format="html"), "md": ExportOptions(format="md"),
+             "summary": ExportOptions(format="md", summary=True)}
+    with tempfile.TemporaryDirectory(prefix="ccreport-bench-") as tmp:
+        times = {name: min(_timed(lambda o=o, n=name: run_export(home, biggest.stem, f"{tmp}/{n}.out", o))
+                           for _ in range(5)) for name, o in forms.items()}
+    print(f"export of {biggest.stem} ({biggest.stat().st_size / 1e6:.1f} MB), best of 5: "
+          + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()))
 
 
 def hostile() -> None:
@@ -43,12 +62,15 @@ def hostile() -> None:
 
 
 def _timed(fn) -> float:
-    t = time.perf_counter()
+    """CPU seconds of this process: on a shared machine wall time mostly measures the neighbours."""
+    t = time.process_time()
     fn()
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 if __name__ == "__main__":
     default = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
-    corpus(Path(sys.argv[1]) if len(sys.argv) > 1 else default)
+    home = Path(sys.argv[1]) if len(sys.argv) > 1 else default
+    corpus(home)
+    exports(home)
     hostile()

@@ -47,3 +47,38 @@ def planted_text() -> str:
         f'{{"api_key": "{s["json-secret"]}"}}',
         f"/home/{s['home-user']}/project/src/app.py and /Users/{s['home-user']}/x and C:\\Users\\{s['home-user']}\\y",
     ])
+
+
+# --- every kind in every place (issue 29, point 3) -------------------------------------------------
+PLACES = ("prompt", "tool-input", "tool-result", "tool-use-result", "thinking", "answer")
+
+
+def _ts(i: int, s: int) -> str:
+    return f"2025-06-01T{10 + i // 60:02d}:{i % 60:02d}:{s:02d}.000Z"
+
+
+def place_session(place: str, sid: str, texts: list[str]) -> list[dict]:
+    """A session of one turn per text, each text in ``place`` (one of PLACES) and only there: the
+    prompt, the Bash command, the tool result, the ``toolUseResult`` stdout, a thinking block or
+    the answer; every other place holds a plain word."""
+    from util import assistant, tool_result, user
+
+    lines, parent, kw = [], None, {"sid": sid, "cwd": "/srv/proj"}
+    for i, text in enumerate(texts):
+        def at(p: str, plain: str) -> str:
+            return text if place == p else plain
+
+        blocks = [{"type": "thinking", "thinking": text, "signature": "c2ln"}] if place == "thinking" else []
+        blocks.append({"type": "tool_use", "id": f"t{i}", "name": "Bash",
+                       "input": {"command": at("tool-input", "env"), "description": f"look at step {i}"}})
+        # (a renderer shows toolUseResult's stdout over the result's text: none when the text is planted)
+        out = None if place == "tool-result" else {"stdout": at("tool-use-result", "done"), "stderr": "",
+                                                   "interrupted": False}
+        lines += [user(f"u{i}", at("prompt", f"step {i}: check the deployment"), parent=parent, ts=_ts(i, 0), **kw),
+                  assistant(f"a{i}", blocks, parent=f"u{i}", mid=f"msg_{i}a", rid=f"req_{i}a", ts=_ts(i, 1), **kw),
+                  tool_result(f"r{i}", f"t{i}", at("tool-result", "done"), parent=f"a{i}", extra=out, ts=_ts(i, 2),
+                              **kw),
+                  assistant(f"b{i}", [{"type": "text", "text": at("answer", f"Step {i} done.")}], parent=f"r{i}",
+                            mid=f"msg_{i}b", rid=f"req_{i}b", ts=_ts(i, 3), **kw)]
+        parent = f"b{i}"
+    return lines

@@ -13,10 +13,17 @@ from ccreport.source.jsonl import lines
 
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
+# A password=… that names where the password is (``--password=$DB_PASS``), not the password.
+_REFERENCE = re.compile(r"^(?:\$.*|<[^>]*>|\*+|\[REDACTED.*)$")
+# Values of NAME=value that are code, not a secret (seen in real transcripts: ``x_token =
+# sum(p.get(…``, ``= usage.input_tokens``, ``token_usage=token_usage_str``): a call or a bracket, a
+# dotted name of letters, or a name that itself says token / secret / password / key.
+_CODE_VALUE = re.compile(r"^(?:.*[(\[].*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z_]*(?:token|secret|passw|key|credential)[A-Za-z_]*)$",
+                         re.I)
 # Names that look secret in NAME=value / "name": "value" (matched case-insensitively).
 SECRET_WORDS = ("password", "passwd", "passphrase", "secret", "token", "api_key", "api-key", "apikey", "access_key",
                 "access-key", "private_key", "private-key", "credential", "auth_key", "auth-key")
-_SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
+_SECRET_NAME = r"[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN(?!S|IZ)|API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|CREDENTIALS?|AUTH[_-]?KEY)[A-Za-z0-9_]*"
 
 
 # (kind, pattern, group, triggers): the group of the match that is replaced (0 = all of it); triggers are
@@ -74,6 +81,7 @@ class Redactor:
     homes: list[str] | None = None  # homes besides /Users/*, /home/*, C:\Users\* (default: this user's)
     counts: dict = field(default_factory=dict)
     accounts: set = field(default_factory=set)  # literal account e-mails / ids found by learn_accounts
+    log: list | None = None  # when a list: (kind, value) of every replacement, for audits of what is redacted
 
     def __post_init__(self):
         self._rules = list(_RULES)
@@ -112,7 +120,7 @@ class Redactor:
             return s
         out, at = [], 0
         for start, end, kind in found:
-            self.counts[kind] = self.counts.get(kind, 0) + 1
+            self._count(kind, s[start:end])
             out += (s[at:start], f"[REDACTED:{kind}]")
             at = end
         out.append(s[at:])
@@ -120,17 +128,23 @@ class Redactor:
 
     def _replace(self, m: re.Match, kind: str, group: int) -> str:
         whole, value = m.group(0), m.group(group)
-        if value is None or (kind == "secret-assignment" and _HARMLESS_VALUE.match(value)) \
-                or (not group and whole.startswith("[REDACTED")):
+        not_secret = (kind == "secret-assignment" and (_HARMLESS_VALUE.match(value) or _CODE_VALUE.match(value))) \
+            or (kind == "connection-string-password" and _REFERENCE.match(value)) if value is not None else True
+        if not_secret or (not group and whole.startswith("[REDACTED")):
             return whole
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        self._count(kind, value)
         start, end = m.start(group) - m.start(0), m.end(group) - m.start(0)
         return whole[:start] + f"[REDACTED:{kind}]" + whole[end:]
+
+    def _count(self, kind: str, value: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+        if self.log is not None:
+            self.log += [(kind, value)] * n
 
     def _accounts(self, s: str) -> str:
         for value in self.accounts:
             if value in s:
-                self.counts["account-id"] = self.counts.get("account-id", 0) + s.count(value)
+                self._count("account-id", value, s.count(value))
                 s = s.replace(value, "[REDACTED:account-id]")
         return s
 
@@ -144,7 +158,11 @@ class Redactor:
             out = {}
             for k, x in v.items():  # (keys of parsed JSON are always strings)
                 keep = (skip_data and k == "data") or (k == "base64" and isinstance(x, str))
-                out[self.text(k)] = x if keep else self.value(x)
+                if isinstance(x, str) and x and _ACCOUNT_ID_KEY.match(k):
+                    self._count("account-id", x)
+                    out[k] = "[REDACTED:account-id]"  # by its name: whatever shape the id has
+                else:
+                    out[self.text(k)] = x if keep else self.value(x)
             return out
         if isinstance(v, list):
             return [self.value(x) for x in v]
@@ -175,7 +193,11 @@ def compile_patterns(patterns) -> list[str]:
 # ``bridge-session`` lines. They are found structurally, before the export starts, and every later
 # occurrence of the same value, in any line, is replaced.
 _ACCOUNT_MARKERS = (b'"session_context"', b'"bridge-session"')
-_ACCOUNT_KEY = re.compile(r"(?i)^(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)?$|e-?mail")
+_ACCOUNT_KEY = re.compile(r"(?i)^(?:owner)?(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)?$|e-?mail")
+# Fields that hold an account or organisation id (bridge-session's ownerAccountUuid and
+# ownerOrganizationUuid, the accountUuid / organizationUuid of earlier versions): redacted wherever
+# a line carries them, by name.
+_ACCOUNT_ID_KEY = re.compile(r"(?i)^(?:owner)?(?:account|organi[sz]ation|org)[_-]?(?:uuid|id)$")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 
 

@@ -1,12 +1,13 @@
 """Find secrets in a string with gitleaks' rule set (gitleaks_rules.json, MIT, ported by
-scripts/port_gitleaks.py) plus the kinds gitleaks does not cover as text (e-mail addresses,
-``mysql -p``, ``Authorization: Basic``, Azure account keys, ``curl -u``). Used by
+scripts/port_gitleaks.py), the keys known by their prefix alone (bare_rules.json) and the kinds
+gitleaks does not cover as text (e-mail addresses, ``Authorization: Basic``, Azure account keys,
+passwords on command lines: ``sshpass -p``, ``mysql -p``, ``curl -u``, ``--password`` …). Used by
 ``share.redact.Redactor``; see docs/export.md.
 
 gitleaks' patterns run on google-re2, the engine they are written for: its time is linear in the
 text, where Python's backtracking ``re`` took 30 s on 400 KB of hostile text with two of them
-(transcript text is hostile). Our own rules are small and use look-arounds, which RE2 lacks: they
-stay on ``re`` (benchmarks/redaction.py times every rule on hostile text).
+(transcript text is hostile). Our own rules run on RE2 too, but the e-mail one, whose look-arounds
+RE2 lacks: it stays on ``re`` (benchmarks/redaction.py times every rule on hostile text).
 
 gitleaks' semantics are kept: a rule runs only when one of its keywords is in the lower-cased
 text; its secret is the first non-empty capture group (or ``group``); a secret at or below the
@@ -27,8 +28,20 @@ from pathlib import Path
 
 import re2
 
+from ccreport.share.bare_rules import bare_rules
+
 RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=.-]*")
+
+# A command-line value: quoted (spaces allowed), or bare up to a shell separator; never a next flag.
+# The flag must belong to the command named: no ``;``, ``&`` or ``|`` between them (``mysql … &&
+# mkdir -p /tmp/x`` holds no password).
+_VALUE = r"""(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|([^\s"'`;|&<>()-][^\s"'`;|&<>()]{1,199}))"""
+
+# Values of those that stand for a password rather than being one (``-p PASSWORD``, ``<pw>``).
+_PLACEHOLDER = r"^(?:[A-Z_]{2,}|<[^>]*>|\{[^}]*\}|\[[^\]]*\]|[xX]+|\.\.\.|…)$"
+_ON_COMMAND_LINES = ("mysql-password", "cli-password", "curl-user-password")
+_LOOK_AROUNDS = ("email",)  # our rules that need look-arounds, which RE2 lacks: on Python's re
 
 # Kinds gitleaks matches only in a context an export rarely has (curl -H, a .env of one vendor), or
 # not at all: (kind, pattern, secret group, lower-case keywords).
@@ -39,13 +52,29 @@ OWN_RULES = [
     ("basic-auth",
      r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{6,}={0,2})",
      1, ("basic",)),
-    ("mysql-password", r"\bmysql(?:dump|admin|sh|import)?\b[^\n]{0,400}?\s(?:-p|--password=)([^\s\"'`;|&<>]{2,})",
-     1, ("mysql",)),
+    ("mysql-password", r"\b(?:mysql|mariadb)(?:dump|admin|sh|import|check|slap)?\b[^\n;&|]{0,400}?\s(?:-p|--password=?)"
+                       r"(?:\s*)" + _VALUE, 0, ("mysql", "mariadb")),
     ("azure-account-key",
      r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)\s*=\s*([A-Za-z0-9+/%]{16,}={0,2})",
      1, ("accountkey", "sharedaccess", "sig=")),
-    ("curl-user-password", r"\bcurl\b[^\n]{0,400}?\s(?:-u|--user)(?:=|\s+)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
+    ("curl-user-password", r"\bcurl\b[^\n;&|]{0,400}?\s(?:-u|--user)(?:=|\s*)[\"']?[^\s:\"']{1,100}:([^\s\"'@]{3,})",
      1, ("curl",)),
+    # Passwords given on command lines: the value after the flag, quoted or not (never a next flag).
+    ("cli-password", r"\bsshpass\b[^\n;&|]{0,200}?\s-p\s*" + _VALUE, 0, ("sshpass",)),
+    # --password / --db-password … of any command, not --no-password (spelt without look-arounds: RE2)
+    ("cli-password", r"(?i)(?:^|[^\w-])--(?:[a-mo-z][a-z]*-|n(?:[a-np-z][a-z]*)?-|no[a-z]+-)?(?:password|passwd|pass)"
+                     r"(?:=|\s+)" + _VALUE, 0, ("--",)),
+    ("cli-password", r"\bredis-cli\b[^\n;&|]{0,400}?\s-a\s*" + _VALUE, 0, ("redis-cli",)),
+    ("cli-password", r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)\b[^\n;&|]{0,100}?\blogin\b[^\n;&|]{0,300}?\s-p\s*"
+     + _VALUE, 0, ("login",)),
+    ("cli-password", r"\bldap\w*\b[^\n;&|]{0,400}?\s-w\s*" + _VALUE, 0, ("ldap",)),
+    ("cli-password", r"\bhtpasswd\b(?:\s+-[A-Za-z]+)*\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*\s+\S+\s+\S+\s+" + _VALUE,
+     0, ("htpasswd",)),
+    ("cli-password", r"\bsmbclient\b[^\n;&|]{0,300}?\s(?:-U|--user)(?:=|\s*)[\"']?[^\s%\"']{1,100}%([^\s\"']{2,})",
+     1, ("smbclient",)),
+    ("cli-password", r"\s-pass(?:in|out)?\s+(?:pass|env):([^\s\"']{2,})", 1, ("pass:",)),
+    ("cli-password", r"(?:^|[^A-Za-z0-9_])(?:SSHPASS|MYSQL_PWD|REDISCLI_AUTH|PGPASS)\s*=\s*" + _VALUE, 0,
+     ("sshpass", "mysql_pwd", "rediscli_auth", "pgpass")),
 ]
 
 
@@ -60,11 +89,24 @@ class _Allow:
 @dataclass(frozen=True, slots=True)
 class Rule:
     kind: str
-    pat: object  # an re2 pattern (gitleaks') or an re one (ours): the same match interface
+    regex: str
     keywords: tuple[str, ...]
     entropy: float = 0.0
     group: int = 0
     allow: tuple[_Allow, ...] = ()
+    engine: object = re2  # the module that compiles ``regex``: re2, or re for look-arounds
+
+    @property
+    def pat(self):
+        """The compiled pattern (re2's and re's have the same match interface), compiled when the
+        rule is first woken: an export wakes a few of the 280 rules, and compiling all of them
+        cost each run ~0.1 s."""
+        return _compiled(self.engine, self.regex)
+
+
+@cache
+def _compiled(engine, regex: str):
+    return engine.compile(regex)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +151,15 @@ def _allow(a: dict) -> _Allow:
 
 @cache
 def ruleset(extra: tuple[str, ...] = ()) -> RuleSet:
-    """The rules, compiled once per process (gitleaks' first, then ours); ``extra`` are the caller's
+    """The rules, read once per process (gitleaks' first, then ours); ``extra`` are the caller's
     own trigger words, found in the same pass (``present``)."""
     data = json.loads(RULES_FILE.read_text(encoding="utf-8"))
-    rules = [Rule(r["id"], re2.compile(r["regex"]), tuple(r["keywords"]), r["entropy"], r["group"],
+    rules = [Rule(r["id"], r["regex"], tuple(r["keywords"]), r["entropy"], r["group"],
                   tuple(_allow(a) for a in r["allow"])) for r in data["rules"]]
-    rules += [Rule(k, re.compile(p), kw, group=g) for k, p, g, kw in OWN_RULES]
+    placeholder = (_Allow("secret", (re2.compile(_PLACEHOLDER),), (), False),)
+    rules += [Rule(k, p, kw, group=g, allow=placeholder if k in _ON_COMMAND_LINES else (),
+                   engine=re if k in _LOOK_AROUNDS else re2) for k, p, g, kw in OWN_RULES]
+    rules += [Rule(k, p, kw, ent) for k, p, kw, ent in bare_rules()]
     by_keyword: dict[str, list[int]] = {}
     for i, r in enumerate(rules):
         for k in r.keywords:

@@ -44,3 +44,45 @@ def test_no_redact_keeps_them(tmp_path):
     out = tmp_path / "out.html"
     run_export(home, "s1", str(out), ExportOptions(format="html", redact=False))
     assert EMAIL in out.read_text(encoding="utf-8")
+
+
+# Claude Code 2.1.2xx (docs/formats.md): bridge-session lines name their owner's account and
+# organisation; the ids are repeated here where a reader sees them (a prompt and the answer).
+OWNER, OWNER_ORG = "3b1f6a2c-7d4e-4f8a-9c0b-5e6d7f8a9b0c", "c0ffee00-1234-4abc-8def-0123456789ab"
+
+
+def _bridge_home(tmp_path):
+    lines = [
+        {"type": "bridge-session", "bridgeSessionId": "bridge_01HZX", "lastSequenceNum": 7,
+         "ownerAccountUuid": OWNER, "ownerOrganizationUuid": OWNER_ORG, "sessionId": "s2"},
+        user("u0", f"why does the bridge say {OWNER} / {OWNER_ORG}?", sid="s2"),
+        assistant("x1", [{"type": "text", "text": f"Account {OWNER} of organisation {OWNER_ORG} owns it."}],
+                  parent="u0", sid="s2"),
+    ]
+    return make_home(tmp_path / "home", {"-srv-proj": {"s2.jsonl": lines}})
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "summary"])
+def test_bridge_session_owner_ids_are_redacted_in_every_format(tmp_path, fmt):
+    home = _bridge_home(tmp_path)
+    out = tmp_path / ("out.html" if fmt == "html" else "out.md")
+    opts = ExportOptions(format="html" if fmt == "html" else "md", summary=fmt == "summary")
+    notes = run_export(home, "s2", str(out), opts)
+    text = "".join(p.read_text(encoding="utf-8") for p in tmp_path.glob("out*"))
+    assert OWNER not in text and OWNER_ORG not in text
+    assert "[REDACTED:account-id]" in text
+    assert any("account-id" in n for n in notes)
+    run_export(home, "s2", str(out), ExportOptions(format=opts.format, summary=opts.summary, redact=False))
+    assert OWNER in "".join(p.read_text(encoding="utf-8") for p in tmp_path.glob("out*"))
+
+
+def test_account_fields_are_redacted_by_their_name():
+    from ccreport.share.redact import Redactor
+
+    r = Redactor(homes=[])
+    line = {"type": "bridge-session", "ownerAccountUuid": "acct_7Hq", "ownerOrganizationUuid": "org-42",
+            "accountUuid": OWNER, "organizationId": OWNER_ORG, "bridgeSessionId": "bridge_01HZX"}
+    out = r.value(line)
+    assert out["bridgeSessionId"] == "bridge_01HZX"
+    assert [k for k, v in out.items() if v == "[REDACTED:account-id]"] == [
+        "ownerAccountUuid", "ownerOrganizationUuid", "accountUuid", "organizationId"]
