@@ -231,8 +231,6 @@ class Builder:
             t["custom"] = obj["customTitle"]
         elif etype == "ai-title" and isinstance(obj.get("aiTitle"), str):
             t["ai"] = obj["aiTitle"]
-        elif etype == "summary" and isinstance(obj.get("summary"), str) and "summary" not in t:
-            t["summary"] = obj["summary"]
         elif etype == "agent-name" and isinstance(obj.get("agentName"), str) and obj["agentName"].strip():
             t["agent"] = obj["agentName"]
 
@@ -395,6 +393,15 @@ class Builder:
         m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
         m.blocks.append(("tool_result", res))
         self._emit(m)
+
+
+def set_summary_title(carry: dict, text: str | None) -> None:
+    """The title a legacy summary line gives the session. Not read from the transcript's own lines:
+    a summary names the session holding its leafUuid, usually another file (source.summaries)."""
+    if text:
+        carry["titles"]["summary"] = text
+    else:
+        carry["titles"].pop("summary", None)
 
 
 def title_of(carry: dict) -> str | None:

@@ -32,8 +32,9 @@ GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
 }
 
 
-def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
-    """The session's row, from its transcripts (the main one first for title, prompt and cwd)."""
+def session_info(s: Session, states: list[TranscriptState], summary_title: str | None = None) -> SessionInfo:
+    """The session's row, from its transcripts (the main one first for title, prompt and cwd);
+    ``summary_title``: a summary line's text naming it (already in the main transcript's title)."""
     sums = [ts.summary for ts in states]
     main = next((x for x in sums if x.kind == "main"), None)
     ordered = ([main] if main else []) + sums
@@ -43,9 +44,10 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = s.custom_title or next((x.title for x in ordered if x.title), None)  # a /rename wins
+    title = (s.custom_title or (main.title if main else None) or summary_title  # a /rename wins
+             or next((x.title for x in sums if x.title), None))
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
-    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
+    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX), summary_title=summary_title,
                        first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import reply_page, transcript_dir, transcript_slug
-from ccreport.model.messages import Builder, title_of, typed_prompt_text
+from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import TITLE_MAX, cut_words
 from ccreport.model.turns import Turns
@@ -58,6 +58,7 @@ class SessionRun:
     run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
     before_edits: object = None  # site.filehistory.BeforeEdits: the file before an edit
     plan_urls: dict = field(default_factory=dict)  # plan file name → URL of its page (site.extras)
+    summary_title: str | None = None  # what a summary line names the session (site.leaftitles)
 
 
 @dataclass
@@ -121,6 +122,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
     builder = Builder(carry)
+    if t.kind == "main":  # (the carry of a resumed read may hold the title of an earlier build)
+        set_summary_title(builder.carry, run.summary_title)
     pages = _Pages(run, t, parent, state, set(state.agent_keys), renders,
                    transcript_dir(s.project.dir_name, s.id, t.id), builder,
                    Turns.resume(state.turns, state.turns_mark, (state.turns_file or {}).get("count", 0))
