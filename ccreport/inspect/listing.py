@@ -10,6 +10,7 @@ import orjson
 
 from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
+from ccreport.model.text import plain_text
 from ccreport.render.markup import human_size
 from ccreport.source.activity import last_activity, project_path
 from ccreport.source.home import Session, Transcript, discover
@@ -51,7 +52,8 @@ def session_row(s: Session, project: str, summary_title: str | None = None) -> S
     title = (s.custom_title or (title_of(carries[0]) if s.main is not None else None) or summary_title
              or next((t for c in carries if (t := title_of(c))), None))  # as the site's row (site.overview)
     talk = sum(c["counts"].get("user", 0) + c["counts"].get("assistant", 0) for c in carries)
-    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled session)").split())[:200],
+    # (a title taken from a prompt may hold Markdown: shown as the text it marks up)
+    return SessionRow(s.id, project, s.project.dir_name, (plain_text(title or "") or "(untitled session)")[:200],
                       last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0)
 
 

@@ -9,7 +9,7 @@ from collections import OrderedDict
 import orjson
 
 from ccreport.layout import outline_part, page_name
-from ccreport.model.text import cut_words
+from ccreport.model.text import cut_words, plain_markdown, plain_text
 from ccreport.model.turns import Turn
 from markupsafe import Markup, escape
 
@@ -22,9 +22,10 @@ ANSWER_LINES = 3
 
 
 def answer_lines(text: str) -> list[str]:
-    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
-    return [cut_words(ln, 220) for ln in lines[:ANSWER_LINES]]
+    """The first lines of an answer, as plain text cut at a word (Markdown's markers taken out:
+    model.text.plain_markdown; rules, fences and table separators skipped)."""
+    lines = (plain_markdown(ln) for ln in text.splitlines() if not ln.strip().startswith("```"))
+    return [cut_words(ln, 220) for ln in [x for x in lines if x][:ANSWER_LINES]]
 
 
 def outline(turns: list, cwd: str | None) -> list[dict]:
@@ -37,7 +38,7 @@ def _fields(data: dict, cwd: str | None) -> dict:
     f = t.figures
     files = [Markup(path_html(p, cwd)) for p in f.files]
     return {
-        "no": t.no, "url": f"{page_name(t.page)}#L{t.line}", "ts": t.ts, "prompt": cut_words(t.prompt, 200),
+        "no": t.no, "url": f"{page_name(t.page)}#L{t.line}", "ts": t.ts, "prompt": cut_words(plain_text(t.prompt), 200),
         "tools": tool_counts(f.tools), "files": files[:FILES_SHOWN],
         "when": (t.ts or "").replace("T", " ")[:16],
         "files_more": len(files) - FILES_SHOWN + f.files_more if len(files) > FILES_SHOWN or f.files_more else 0,
