@@ -385,17 +385,19 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--project", default=None, metavar="TEXT", help="Only projects whose folder or cwd contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
-@click.option("--all", "-a", "show_empty", is_flag=True, help="Also list empty sessions (no prompt and no answer).")
+@click.option("--all", "-a", "show_empty", is_flag=True,
+              help="Also list empty sessions (no prompt and no answer) and those of sub-agent warm-up runs only.")
 def list_sessions(home, project, as_json, show_empty):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     with _errors():
         rows = list_rows(resolve_home(str(home) if home else None), project)
-    shown = rows if show_empty else [r for r in rows if not r.empty]
+    shown = rows if show_empty else [r for r in rows if not r.empty and not r.warmup]
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
-        click.echo(f"ccreport: {len(rows) - len(shown)} empty sessions not shown (--all lists them)", err=True)
+        click.echo(f"ccreport: {len(rows) - len(shown)} empty or warm-up-only sessions not shown (--all lists them)",
+                   err=True)
 
 
 @cli.command()

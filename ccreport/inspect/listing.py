@@ -11,6 +11,7 @@ import orjson
 from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
 from ccreport.model.text import plain_text
+from ccreport.model.warmup import is_warmup
 from ccreport.render.markup import human_size
 from ccreport.source.activity import last_activity, project_path
 from ccreport.source.home import Session, Transcript, discover
@@ -30,6 +31,7 @@ class SessionRow:
     agents: int
     size: int
     empty: bool  # no user or assistant line anywhere (hidden unless asked for)
+    warmup: bool  # sub-agent warm-up runs only (model.warmup): no session to list (hidden unless asked for)
 
 
 def _scan(t: Transcript) -> dict:
@@ -52,9 +54,11 @@ def session_row(s: Session, project: str, summary_title: str | None = None) -> S
     title = (s.custom_title or (title_of(carries[0]) if s.main is not None else None) or summary_title
              or next((t for c in carries if (t := title_of(c))), None))  # as the site's row (site.overview)
     talk = sum(c["counts"].get("user", 0) + c["counts"].get("assistant", 0) for c in carries)
+    warm = [is_warmup(t.kind, c["messages"], c) for t, c in zip(s.transcripts, carries)]
     # (a title taken from a prompt may hold Markdown: shown as the text it marks up)
     return SessionRow(s.id, project, s.project.dir_name, (plain_text(title or "") or "(untitled session)")[:200],
-                      last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0)
+                      last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0,
+                      any(warm) and all(w or not c["messages"] for w, c in zip(warm, carries)))
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:

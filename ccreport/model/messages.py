@@ -10,7 +10,7 @@ from typing import Any
 from ccreport.source.jsonl import Entry
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.teams import has_teammate_message, teammate_messages
-from ccreport.model import tasks
+from ccreport.model import tasks, warmup
 from ccreport.model.kinds import CONTEXT_ATTACHMENTS, NOTICE_ATTACHMENTS, attachment_type, is_new_bookkeeping
 from ccreport.model.text import to_text
 
@@ -191,6 +191,8 @@ class Builder:
         key = etype if isinstance(etype, str) else "(no type)"
         c["counts"][key] = c["counts"].get(key, 0) + 1
         self._note_envelope(obj)
+        if etype in ("user", "assistant") and obj.get("isSidechain"):
+            warmup.note(c, obj)  # (a sub-agent file: is it a warm-up run?)
         if etype == "fork-context-ref":
             c["fork"] = fork_ref(obj)
         self._copying = copied(c.get("fork"), obj)

@@ -36,12 +36,13 @@ def _gone(p: Project, sid: str) -> str | None:
 
 
 def _session_rows(p: Project, infos: list, reports: dict) -> list[dict]:
+    """The rows of the sessions listed (not those made of warm-up runs only: model.warmup)."""
     return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id, "gone": _gone(p, i.id),
              "first_turn": f"{segment(i.id)}/{i.first_turn}" if i.first_turn else None,
              "first_prompt": cut_words(i.prompt or "", 200), "started": local_date(i.first_ts),
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),
-             "cost": session_cost(reports.get(i.id))} for i in infos]
+             "cost": session_cost(reports.get(i.id))} for i in infos if not i.warmup_only]
 
 
 def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
@@ -50,7 +51,7 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
         tot.update(i.usage)
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
-            "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
+            "sessions": sum(1 for i in infos if not i.warmup_only), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
             "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report),
             "prompts_only": sum(1 for i in infos if not i.transcripts),  # site.homepages: history only
             "kept": sum(1 for i in infos if _gone(p, i.id)), "gone": max((_gone(p, i.id) or "" for i in infos), default="")
@@ -76,6 +77,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
             html = env().get_template("project.html").render(
                 **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
                 project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(p, infos, reports),
+                warmup_only=[{"url": f"{segment(i.id)}/{INDEX}", "id": i.id} for i in infos if i.warmup_only],
                 usage=usage_view(project_reports[-1], f"{title}: activity per day"))
             writer.write(f"{rel}/{INDEX}", html)
         rows.append(_project_row(p, title, infos, project_reports[-1]))

@@ -47,7 +47,9 @@ def session_info(s: Session, states: list[TranscriptState], summary_title: str |
     title = (s.custom_title or (main.title if main else None) or summary_title  # a /rename wins
              or next((x.title for x in sums if x.title), None))
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
+    warm = sum(1 for x in sums if x.warmup)
     return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX), summary_title=summary_title,
+                       warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
                        first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
@@ -85,6 +87,13 @@ def _tree(s: Session, states: list[TranscriptState]) -> list[dict]:
             for depth, t in agent_tree(agents)]
 
 
+def _warmups(states: list[TranscriptState]) -> list[dict]:
+    """The warm-up runs (model.warmup) the overview counts instead of listing, each linked."""
+    runs = sorted((ts for ts in states if ts.summary.warmup), key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+    return [{"id": ts.summary.id, "url": f"{url_name(transcript_slug(ts.summary.id))}/{page_name(1)}" if ts.pages else None}
+            for ts in runs]
+
+
 def write_session_overview(s: Session, info: SessionInfo, states: list[TranscriptState], writer: Writer,
                            project_title: str, extras: dict | None = None, home: dict | None = None) -> None:
     """``extras``: the workflow runs (site.workflows) and the team (site.teampage) the page lists;
@@ -95,8 +104,8 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     in_run = {t.id for t in s.agents if t.workflow_run}
     for kind, label in GROUP_LABELS.items():
         # In the order they started (their ids are random)
-        mine = sorted((ts for ts in states if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind),
-                      key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+        mine = sorted((ts for ts in states if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind
+                       and not ts.summary.warmup), key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
         rows = [_row(ts, info) for ts in mine]
         if rows:
             groups.append({"label": label, "rows": rows})
@@ -116,5 +125,6 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
         outline=outline_html(main_turns, info.cwd, base, turnfile.PART),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
-        runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
+        runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"),
+        warmups=_warmups(states))
     writer.write(f"{rel}/{INDEX}", html)

@@ -42,7 +42,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR, turns_state_dir
 
-# 12: a session's summary title (SessionInfo.summary_title; the head's "leaves": site.leaftitles);
+# 12: warm-up runs (TranscriptSummary.warmup, SessionInfo.warmups); a session's summary title (SessionInfo.summary_title; the head's "leaves": site.leaftitles);
 # 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
@@ -96,6 +96,7 @@ class TranscriptSummary(Figures):
     error: str | None = None  # the file could not be read
     counts: dict = field(default_factory=dict)  # entry type → lines
     fork: dict | None = None  # a forked transcript: {"parent": session id, "until": uuid, "line", "page"}
+    warmup: bool = False  # a sub-agent's warm-up run (model.warmup): counted, not listed
 
 
 @dataclass
@@ -148,6 +149,8 @@ class SessionInfo(Figures):
     usage_report: dict | None = None  # model.usage: totals, by model, by day
     first_turn: str | None = None  # the first prompt, from the session folder ("page-0001.html#L3")
     summary_title: str | None = None  # the summary line that titles it, as rendered (site.leaftitles)
+    warmups: int = 0  # its sub-agents' warm-up runs (model.warmup)
+    warmup_only: bool = False  # nothing but warm-up runs (and empty files): not listed as a session
 
 
 @dataclass

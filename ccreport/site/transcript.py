@@ -14,6 +14,7 @@ from markupsafe import Markup
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import reply_page, transcript_dir, transcript_slug
+from ccreport.model.warmup import is_warmup
 from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import TITLE_MAX, cut_words
@@ -172,6 +173,7 @@ def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> 
     summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
     summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]
+    summary.warmup = is_warmup(summary.kind, summary.messages, c)
     fork = c.get("fork")
     summary.fork = {"parent": fork["parent"], "until": fork.get("until")} if isinstance(fork, dict) else None
 
