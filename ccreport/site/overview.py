@@ -50,6 +50,7 @@ def session_info(s: Session, states: list[TranscriptState], summary_title: str |
     warm = sum(1 for x in sums if x.warmup)
     return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX), summary_title=summary_title,
                        warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
+                       prompts=len(main_state.turns) + (main_state.turns_file or {}).get("count", 0) if main_state else 0,
                        first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,

@@ -151,6 +151,7 @@ class SessionInfo(Figures):
     summary_title: str | None = None  # the summary line that titles it, as rendered (site.leaftitles)
     warmups: int = 0  # its sub-agents' warm-up runs (model.warmup)
     warmup_only: bool = False  # nothing but warm-up runs (and empty files): not listed as a session
+    prompts: int = 0  # the main transcript's prompts (its outline's turns), for the home's recent sessions
 
 
 @dataclass
