@@ -191,7 +191,7 @@ class Builder:
         key = etype if isinstance(etype, str) else "(no type)"
         c["counts"][key] = c["counts"].get(key, 0) + 1
         self._note_envelope(obj)
-        if etype in ("user", "assistant") and obj.get("isSidechain"):
+        if etype in ("user", "assistant"):
             warmup.note(c, obj)  # (a sub-agent file: is it a warm-up run?)
         if etype == "fork-context-ref":
             c["fork"] = fork_ref(obj)

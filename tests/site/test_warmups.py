@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ccreport.inspect.listing import list_rows
 from ccreport.site.build import Options, build
+from ccreport.source.activity import latest
+from ccreport.source.home import discover
 from util import assistant, make_home, user
 
 P = "-home-u-proj"
@@ -14,8 +16,9 @@ SIDE = {"isSidechain": True}
 
 
 def _warmup(sid: str, aid: str, prompt: bool = True) -> list:
-    reply = assistant(f"{aid}-r", [{"type": "text", "text": "Ready to explore."}], sid=sid, agentId=aid, **SIDE)
-    return ([user(f"{aid}-u", "Warmup", sid=sid, agentId=aid, **SIDE)] if prompt else []) + [reply]
+    ts = "2025-06-02T10:00:00.000Z"  # (later than MAIN: the newest session of the home)
+    reply = assistant(f"{aid}-r", [{"type": "text", "text": "Ready to explore."}], sid=sid, agentId=aid, ts=ts, **SIDE)
+    return ([user(f"{aid}-u", "Warmup", sid=sid, agentId=aid, ts=ts, **SIDE)] if prompt else []) + [reply]
 
 
 def _home(tmp_path):
@@ -49,9 +52,14 @@ def test_warmups_are_counted_not_listed(tmp_path):
 
 
 def test_list_hides_warmup_only_sessions(tmp_path):
-    rows = {r.id: r for r in list_rows(_home(tmp_path))}
+    home = _home(tmp_path)
+    ordered = list_rows(home)
+    rows = {r.id: r for r in ordered}
     assert rows[ORPHAN].warmup and not rows[MAIN].warmup
     assert rows[MAIN].title == "fix the parser"
+    # the newest session is warm-up runs only: `latest` (list's first row shown) is MAIN
+    assert ordered[0].id == ORPHAN
+    assert latest(discover(home)).id == MAIN
 
 
 def test_corpus_warmups(corpus_site, corpus_home):
