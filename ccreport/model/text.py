@@ -97,6 +97,12 @@ def plain_text(text: str) -> str:
     return " ".join(x for x in (plain_markdown(ln) for ln in str(text).splitlines()) if x)
 
 
+def session_title(title: str | None) -> str:
+    """A session's title as every page shows it: one line of text (a title taken from a prompt
+    may hold Markdown), cut at a word."""
+    return cut_words(plain_text(title or "") or "(untitled session)", TITLE_MAX)
+
+
 def cut_words(text: str, n: int) -> str:
     """Text on one line, cut at the last word boundary before n characters with "…" (a text with
     no space in its first n characters is cut at n)."""

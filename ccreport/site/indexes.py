@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
-from ccreport.model.text import cut_words
+from ccreport.model.text import cut_words, plain_text
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
 from ccreport.render.resources import asset_names, env
@@ -39,7 +39,7 @@ def _session_rows(p: Project, infos: list, reports: dict) -> list[dict]:
     """The rows of the sessions listed (not those made of warm-up runs only: model.warmup)."""
     return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id, "gone": _gone(p, i.id),
              "first_turn": f"{segment(i.id)}/{i.first_turn}" if i.first_turn else None,
-             "first_prompt": cut_words(i.prompt or "", 200), "started": local_date(i.first_ts),
+             "first_prompt": cut_words(plain_text(i.prompt or ""), 200), "started": local_date(i.first_ts),
              "first_ts": i.first_ts or "", "last_ts": i.last_ts or "",
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),

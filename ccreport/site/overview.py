@@ -9,7 +9,7 @@ from dataclasses import fields
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
 from ccreport.model.agents import agent_tree
-from ccreport.model.text import TITLE_MAX, cut_words
+from ccreport.model.text import cut_words, session_title
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
@@ -48,7 +48,7 @@ def session_info(s: Session, states: list[TranscriptState], summary_title: str |
              or next((x.title for x in sums if x.title), None))
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
     warm = sum(1 for x in sums if x.warmup)
-    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX), summary_title=summary_title,
+    return SessionInfo(id=s.id, title=session_title(title), summary_title=summary_title,
                        warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
                        prompts=len(main_state.turns) + (main_state.turns_file or {}).get("count", 0) if main_state else 0,
                        first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,

@@ -17,7 +17,7 @@ from ccreport.layout import reply_page, transcript_dir, transcript_slug
 from ccreport.model.warmup import is_warmup
 from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
-from ccreport.model.text import TITLE_MAX, cut_words
+from ccreport.model.text import cut_words, session_title
 from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
@@ -211,7 +211,7 @@ def _page_title(pages: _Pages) -> str:
     """The session's title as far as read (a sub-agent's page: its description or type)."""
     t = pages.t
     if t.kind == "main":
-        return cut_words(title_of(pages.builder.carry) or "(untitled session)", TITLE_MAX)
+        return session_title(title_of(pages.builder.carry))
     return cut_words(t.description or t.agent_type or f"{t.label} {t.id}", 120)
 
 

@@ -27,7 +27,7 @@ class _Outline(HTMLParser):
             self.texts.append("")
 
     def handle_endtag(self, tag):
-        if (tag == "p" and self._in == "prompt") or (tag == "div" and self._in == "answer"):
+        if (tag in ("a", "p") and self._in == "prompt") or (tag == "div" and self._in == "answer"):
             self._in = None
 
     def handle_data(self, data):
@@ -53,3 +53,22 @@ def test_corpus_outline_has_no_raw_markdown(corpus_site):
         raw.extend(t for t in parser.texts if RAW.search(t))
     assert shown > 200
     assert raw == [], raw[:20]
+
+
+def test_a_title_taken_from_a_prompt_reads_as_text(tmp_path):
+    from ccreport.site.build import Options, build
+    from ccreport.site.state import State
+    from util import assistant, make_home, user
+
+    sid = "aaaaaaaa-0000-0000-0000-000000000001"
+    home = make_home(tmp_path / "home", {"-p": {f"{sid}.jsonl": [
+        user("u0", "## Fix `parse_row` in **reader.py**\n- keep the tests", sid=sid),
+        assistant("a0", [{"type": "text", "text": "- **Done:** `parse_row` fixed"}], parent="u0", sid=sid)]}})
+    out = tmp_path / "site"
+    build(home, out, Options(jobs=1))
+    assert State.load(out).sessions[("-p", sid)].info.title == "Fix parse_row in reader.py keep the tests"
+    page = (out / "p" / "-p" / sid / "page-0001.html").read_text()
+    assert "<title>Fix parse_row in reader.py keep the tests · page 1" in page
+    parser = _Outline()
+    parser.feed((out / "p" / "-p" / sid / "index.html").read_text())
+    assert parser.texts == ["Fix parse_row in reader.py keep the tests", "Done: parse_row fixed"]
