@@ -396,8 +396,9 @@ def list_sessions(home, project, as_json, show_empty):
     shown = rows if show_empty else [r for r in rows if not r.empty and not r.warmup]
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
-        click.echo(f"ccreport: {len(rows) - len(shown)} empty or warm-up-only sessions not shown (--all lists them)",
-                   err=True)
+        warm = sum(1 for r in rows if r.warmup and not r.empty)
+        what = f"{len(rows) - len(shown) - warm} empty sessions" + (f" and {warm} of warm-up runs only" if warm else "")
+        click.echo(f"ccreport: {what} not shown (--all lists them)", err=True)
 
 
 @cli.command()
