@@ -42,8 +42,8 @@ def _scan_file(t: Transcript, prev: list | None) -> tuple[_FileScan, int | None]
     if prev is not None and prev[0] == stamp:
         return _FileScan(stamp, prev[1], prev[2]), None
     if prev is not None and prev[0][0] == stamp[0] and stamp[1] > prev[0][1] and _ends_line(t, prev[0][1]):
-        return _FileScan(stamp, prev[1] + summary_lines(t, prev[0][1]), prev[2]), prev[0][1]
-    return _FileScan(stamp, summary_lines(t)), 0
+        return _FileScan(stamp, prev[1] + summary_lines(t, prev[0][1], t.size), prev[2]), prev[0][1]
+    return _FileScan(stamp, summary_lines(t, 0, t.size)), 0
 
 
 def _ends_line(t: Transcript, size: int) -> bool:
@@ -69,9 +69,9 @@ def _project(p: Project, saved: dict) -> tuple[dict, dict]:
     for sid, t in order:
         scan, start = scans[f"{sid}/{t.id}"], starts[f"{sid}/{t.id}"]
         if again or start == 0:
-            scan.held = held_leaves(t, set(cands))
+            scan.held = held_leaves(t, set(cands), 0, t.size)
         elif start is not None:
-            scan.held = sorted(set(scan.held) | set(held_leaves(t, set(cands), start)))
+            scan.held = sorted(set(scan.held) | set(held_leaves(t, set(cands), start, t.size)))
         held.setdefault(sid, []).extend(scan.held)
     titles = {sid: title for sid, leaves in held.items() if (title := title_for(leaves, cands))}
     return titles, {"candidates": list(cands), "files": {k: v.to_json() for k, v in scans.items()}}

@@ -25,15 +25,17 @@ TEXT_MAX = 300
 _UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,128})"')
 
 
-def _lines_with(fh: BinaryIO, start: int, hit) -> Iterator[bytes]:
-    """The complete lines from byte ``start`` on (``start`` is a line start) for which ``hit(block,
-    line start, line end)`` found something; lines over LINE_CAP are skipped."""
+def _lines_with(fh: BinaryIO, start: int, stop: int | None, hit) -> Iterator[bytes]:
+    """The complete lines between bytes ``start`` (a line start) and ``stop`` (None: the end) for
+    which ``hit(block, end of its complete lines)`` finds something; lines over LINE_CAP are skipped.
+    ``stop`` is the size the file had when listed: what was read matches the stat kept with it."""
     fh.seek(start)
-    rest = b""
-    while True:
-        block = fh.read(BLOCK)
+    rest, left = b"", (stop - start if stop is not None else -1)
+    while left:
+        block = fh.read(BLOCK if left < 0 else min(BLOCK, left))
         if not block:
             return
+        left = left - len(block) if left > 0 else left
         data = rest + block if rest else block
         end = data.rfind(b"\n") + 1
         yield from _matching(data, end, hit)
@@ -67,12 +69,13 @@ def _obj(line: bytes) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def summary_lines(t: Transcript, start: int = 0) -> list[list[str]]:
-    """[leafUuid, text] of each summary line of the transcript from byte ``start`` (a line start)."""
+def summary_lines(t: Transcript, start: int = 0, stop: int | None = None) -> list[list[str]]:
+    """[leafUuid, text] of each summary line of the transcript from byte ``start`` (a line start)
+    to ``stop``."""
     found = []
     try:
         with open_transcript(t) as fh:
-            for line in _lines_with(fh, start, _summary_hits):
+            for line in _lines_with(fh, start, stop, _summary_hits):
                 obj = _obj(line)
                 if obj is None or obj.get("type") != "summary":
                     continue
@@ -84,8 +87,8 @@ def summary_lines(t: Transcript, start: int = 0) -> list[list[str]]:
     return found
 
 
-def held_leaves(t: Transcript, leaves: set[str], start: int = 0) -> list[str]:
-    """The uuids of ``leaves`` that a line of the transcript (from byte ``start``) has as its own."""
+def held_leaves(t: Transcript, leaves: set[str], start: int = 0, stop: int | None = None) -> list[str]:
+    """The uuids of ``leaves`` that a line of the transcript (bytes ``start`` to ``stop``) has as its own."""
     if not leaves:
         return []
     wanted = {x.encode() for x in leaves}
@@ -96,7 +99,7 @@ def held_leaves(t: Transcript, leaves: set[str], start: int = 0) -> list[str]:
     held = set()
     try:
         with open_transcript(t) as fh:
-            for line in _lines_with(fh, start, hit):
+            for line in _lines_with(fh, start, stop, hit):
                 obj = _obj(line)  # the line's own uuid, not one quoted in a copied message inside it
                 if obj is not None and obj.get("uuid") in leaves:
                     held.add(obj["uuid"])

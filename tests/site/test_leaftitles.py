@@ -74,3 +74,28 @@ def test_corpus_titles(corpus_site):
     assert got["4379d1bf"] == "CSS Details Margin Styling"
     assert got["fe869ecb"].startswith("Hey Claude, can you please add a Github Action")
     assert not got["a7da6a22"].startswith("Claude Code")
+
+
+def test_an_unchanged_home_reads_no_file_again(tmp_path, monkeypatch):
+    from ccreport.site import leaftitles
+    from ccreport.source import summaries
+    from ccreport.source.home import discover
+
+    home = _home(tmp_path)
+    opened = []
+    real = summaries.open_transcript
+
+    def spy(t):
+        opened.append(t.path.name)
+        return real(t)
+
+    monkeypatch.setattr(summaries, "open_transcript", spy)
+    titles, record = leaftitles.resolve(discover(home), {})
+    assert opened and titles == {}
+    opened.clear()
+    assert leaftitles.resolve(discover(home), record) == (titles, record)
+    assert opened == []  # nothing changed: the record answers
+    append(home / "projects" / P / f"{A}.jsonl", [user("nowhere", "one more prompt", parent="a-leaf", sid=A)])
+    titles, record = leaftitles.resolve(discover(home), record)
+    assert titles == {(P, A): "Not B's title"}
+    assert set(opened) == {f"{A}.jsonl"}  # only the file that grew
