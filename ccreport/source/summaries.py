@@ -16,10 +16,13 @@ from typing import BinaryIO, Iterator
 import orjson
 
 from ccreport.source.home import Project, Transcript
-from ccreport.source.jsonl import LINE_CAP
 from ccreport.source.reading import open_transcript
 
 BLOCK = 4 * 1024 * 1024
+# The longest line looked into. Summary lines are short; a leaf's line longer than this (a huge tool
+# result) is not found, and its session keeps its other title: memory stays bounded (a 100 MB line
+# held whole, twice while joined, was the build's biggest peak).
+LONG = 1024 * 1024
 MAX_LINES = 256  # summary lines kept per file (a file of thousands would only repeat itself)
 TEXT_MAX = 300
 _UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,128})"')
@@ -27,7 +30,8 @@ _UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,128})"')
 
 def _lines_with(fh: BinaryIO, start: int, stop: int | None, hit) -> Iterator[bytes]:
     """The complete lines between bytes ``start`` (a line start) and ``stop`` (None: the end) for
-    which ``hit(block, end of its complete lines)`` finds something; lines over LINE_CAP are skipped.
+    which ``hit(block, end of its complete lines)`` finds something; lines over LONG are skipped
+    (the tail of one is a part line that parses as nothing).
     ``stop`` is the size the file had when listed: what was read matches the stat kept with it."""
     fh.seek(start)
     rest, left = b"", (stop - start if stop is not None else -1)
@@ -39,9 +43,7 @@ def _lines_with(fh: BinaryIO, start: int, stop: int | None, hit) -> Iterator[byt
         data = rest + block if rest else block
         end = data.rfind(b"\n") + 1
         yield from _matching(data, end, hit)
-        rest = data[end:]
-        if len(rest) > LINE_CAP:
-            rest = b""  # (the line is streamed past by the site's reader too: nothing to title)
+        rest = data[end:] if len(data) - end <= LONG else b""
 
 
 def _matching(data: bytes, end: int, hit) -> Iterator[bytes]:
@@ -101,8 +103,9 @@ def held_leaves(t: Transcript, leaves: set[str], start: int = 0, stop: int | Non
         with open_transcript(t) as fh:
             for line in _lines_with(fh, start, stop, hit):
                 obj = _obj(line)  # the line's own uuid, not one quoted in a copied message inside it
-                if obj is not None and obj.get("uuid") in leaves:
-                    held.add(obj["uuid"])
+                own = obj.get("uuid") if obj is not None else None
+                if isinstance(own, str) and own in leaves:
+                    held.add(own)
     except OSError:
         pass
     return sorted(held)

@@ -20,6 +20,8 @@ def busy(obj: dict) -> bool:
         return False
     for b in content:
         kind = b.get("type") if isinstance(b, dict) else None
+        if not isinstance(kind, str):  # (hostile lines: a list or an object where a name belongs)
+            continue
         if kind in _WORK:
             return True
         if kind == "text" and obj.get("type") == "user" and str(b.get("text", "")).strip() != WARMUP:
