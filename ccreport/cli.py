@@ -436,7 +436,8 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--project", default=None, metavar="TEXT", help="Only projects whose folder or cwd contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
-@click.option("--all", "-a", "show_empty", is_flag=True, help="Also list empty sessions (no prompt and no answer).")
+@click.option("--all", "-a", "show_empty", is_flag=True,
+              help="Also list empty sessions (no prompt and no answer) and those of sub-agent warm-up runs only.")
 @click.option("--generations", metavar="SESSION", default=None,
               help="List the versions the archive keeps of each file of SESSION instead (for restore --generation).")
 @click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
@@ -452,10 +453,12 @@ def list_sessions(home, project, as_json, show_empty, generations, site, store):
 
     with _errors():
         rows = list_rows(resolve_home(str(home) if home else None), project)
-    shown = rows if show_empty else [r for r in rows if not r.empty]
+    shown = rows if show_empty else [r for r in rows if not r.empty and not r.warmup]
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
-        click.echo(f"ccreport: {len(rows) - len(shown)} empty sessions not shown (--all lists them)", err=True)
+        warm = sum(1 for r in rows if r.warmup and not r.empty)
+        what = f"{len(rows) - len(shown) - warm} empty sessions" + (f" and {warm} of warm-up runs only" if warm else "")
+        click.echo(f"ccreport: {what} not shown (--all lists them)", err=True)
 
 
 def _list_generations(session: str, root: Path, as_json: bool) -> None:

@@ -430,7 +430,7 @@ def project_bob() -> None:
     ], usage(6, 90, read=11900, write=400), stop="tool_use")
     t.result("toolu_01BobCurl", "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Connection refused\n     62 000",
              "Error: curl: (7) Failed to connect to localhost port 8000 after 0 ms: Connection refused", is_error=True)
-    t.assistant("msg_01BobRate000000004", [text(
+    last = t.assistant("msg_01BobRate000000004", [text(
         "The server is not running, so I could not check it live. The middleware is in `api/ratelimit.py`; register it "
         "in `create_app()` with `app.middleware(\"http\")(rate_limit)` and start uvicorn to try it.")],
         usage(6, 75, read=12400, write=300))
@@ -454,9 +454,22 @@ def project_bob() -> None:
     a.assistant("msg_01BobAgent00000003", [text(report)], usage(3, 120, read=5600, write=300), model="claude-haiku-4-5-20251001")
     a.write(pdir / f"agent-{agent_id}.jsonl")
 
-    # A file that holds only summary lines (titles of sessions written elsewhere).
+    # A warm-up run (2.0.5x Explore agents warmed their cache): a "Warmup" prompt and its reply only.
+    # The session's overview counts it ("1 warm-up run") instead of listing it as a sub-agent.
+    warm_id = hexid("bob/warmup", 8)
+    w = Transcript(sid, cwd, "2.0.55", "2025-10-12T14:02:01.000Z", branch="main", sidechain=True, agent_id=warm_id)
+    w.user("Warmup", seconds=0.1, parent=None)
+    w.assistant("msg_01BobWarmup0000001", [text("I'm ready to help you search and explore the codebase.")],
+                usage(3, 20, read=0, write=4000), model="claude-haiku-4-5-20251001")
+    w.write(pdir / f"agent-{warm_id}.jsonl")
+
+    # A file that holds only summary lines (titles of sessions written elsewhere): the first names
+    # the last message of the rate-limit session, which it titles (its own summary line above names
+    # a message that is nowhere: it titles nothing); the others name messages no file has.
     only = pdir / f"{uid('bob/summaries')}.jsonl"
-    only.write_text(dumps({"type": "summary", "summary": "Orders API: pagination cursor", "leafUuid": uid("bob/l1")}) + "\n"
+    only.write_text(dumps({"type": "summary", "summary": "Per-IP rate limit on POST /api/orders",
+                           "leafUuid": last[-1]["uuid"]}) + "\n"
+                    + dumps({"type": "summary", "summary": "Orders API: pagination cursor", "leafUuid": uid("bob/l1")}) + "\n"
                     + dumps({"type": "summary", "summary": "Fix flaky Redis test on CI", "leafUuid": uid("bob/l2")}) + "\n",
                     encoding="utf-8")
 

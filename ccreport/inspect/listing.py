@@ -10,12 +10,15 @@ from pathlib import Path
 import orjson
 
 from ccreport.inspect.terminal import printable
-from ccreport.model.messages import Builder, title_of
+from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
+from ccreport.model.text import plain_text
+from ccreport.model.warmup import is_warmup
 from ccreport.render.markup import human_size
 from ccreport.source.activity import last_activity, project_path
 from ccreport.source.home import Session, Transcript, discover
 from ccreport.source.jsonl import read_entries
+from ccreport.source.summaries import project_titles
 
 @dataclass(slots=True)
 class SessionRow:
@@ -30,6 +33,7 @@ class SessionRow:
     agents: int
     size: int
     empty: bool  # no user or assistant line anywhere (hidden unless asked for)
+    warmup: bool  # sub-agent warm-up runs only (model.warmup): no session to list (hidden unless asked for)
 
 
 def _scan(t: Transcript) -> dict:
@@ -44,12 +48,19 @@ def _scan(t: Transcript) -> dict:
     return builder.carry
 
 
-def session_row(s: Session, project: str) -> SessionRow:
+def session_row(s: Session, project: str, summary_title: str | None = None) -> SessionRow:
+    """``summary_title``: what a summary line of the project names the session (source.summaries)."""
     carries = [_scan(t) for t in s.transcripts]  # the main one first: its title wins, as on the site
-    title = next((t for c in carries if (t := title_of(c))), None)
+    if s.main is not None:
+        set_summary_title(carries[0], summary_title)
+    title = (s.custom_title or (title_of(carries[0]) if s.main is not None else None) or summary_title
+             or next((t for c in carries if (t := title_of(c))), None))  # as the site's row (site.overview)
     talk = sum(c["counts"].get("user", 0) + c["counts"].get("assistant", 0) for c in carries)
-    return SessionRow(s.id, project, s.project.dir_name, " ".join((title or "(untitled session)").split())[:200],
-                      last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0)
+    warm = [is_warmup(t.kind, c["messages"], c) for t, c in zip(s.transcripts, carries)]
+    # (a title taken from a prompt may hold Markdown: shown as the text it marks up)
+    return SessionRow(s.id, project, s.project.dir_name, (plain_text(title or "") or "(untitled session)")[:200],
+                      last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0,
+                      any(warm) and all(w or not c["messages"] for w, c in zip(warm, carries)))
 
 
 def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
@@ -60,7 +71,8 @@ def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
         name = project_path(p)
         if needle and needle not in name.lower() and needle not in p.dir_name.lower():
             continue
-        rows.extend(session_row(s, name) for s in p.sessions.values())
+        titles = project_titles(p)
+        rows.extend(session_row(s, name, titles.get(s.id)) for s in p.sessions.values())
     rows.sort(key=lambda r: (r.last_activity, r.id), reverse=True)
     return rows
 

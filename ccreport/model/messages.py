@@ -10,7 +10,7 @@ from typing import Any
 from ccreport.source.jsonl import Entry
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.teams import has_teammate_message, teammate_messages
-from ccreport.model import tasks
+from ccreport.model import tasks, warmup
 from ccreport.model.kinds import CONTEXT_ATTACHMENTS, NOTICE_ATTACHMENTS, attachment_type, is_new_bookkeeping
 from ccreport.model.text import to_text
 
@@ -193,6 +193,8 @@ class Builder:
         key = etype if isinstance(etype, str) else "(no type)"
         c["counts"][key] = c["counts"].get(key, 0) + 1
         self._note_envelope(obj)
+        if etype in ("user", "assistant"):
+            warmup.note(c, obj)  # (a sub-agent file: is it a warm-up run?)
         if etype == "fork-context-ref":
             c["fork"] = fork_ref(obj)
         self._copying = copied(c.get("fork"), obj)
@@ -233,8 +235,6 @@ class Builder:
             t["custom"] = obj["customTitle"]
         elif etype == "ai-title" and isinstance(obj.get("aiTitle"), str):
             t["ai"] = obj["aiTitle"]
-        elif etype == "summary" and isinstance(obj.get("summary"), str) and "summary" not in t:
-            t["summary"] = obj["summary"]
         elif etype == "agent-name" and isinstance(obj.get("agentName"), str) and obj["agentName"].strip():
             t["agent"] = obj["agentName"]
 
@@ -401,6 +401,15 @@ class Builder:
         m = Message("result", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")), late_call=info)
         m.blocks.append(("tool_result", res))
         self._emit(m)
+
+
+def set_summary_title(carry: dict, text: str | None) -> None:
+    """The title a legacy summary line gives the session. Not read from the transcript's own lines:
+    a summary names the session holding its leafUuid, usually another file (source.summaries)."""
+    if text:
+        carry["titles"]["summary"] = text
+    else:
+        carry["titles"].pop("summary", None)
 
 
 def title_of(carry: dict) -> str | None:

@@ -5,6 +5,7 @@ made without recursion, since transcript values can nest deeper than Python's re
 from __future__ import annotations
 
 import json as _json
+import re
 
 import orjson
 
@@ -69,6 +70,45 @@ def counted(n, noun: str, many: str | None = None) -> str:
 
 
 TITLE_MAX = 120  # a session's title, wherever it is shown
+
+# Markdown's markers, for a preview that reads as text (the outline's prompts and answers, `list`'s
+# titles): a heading's hashes, a quote's ">", a list's bullet or number, a table's pipes at the ends
+# of a line; emphasis, code spans and strike-through around their text; a link or image as its text.
+_LINE_MARK = re.compile(r"^(?:\s*(?:#{1,6}(?=\s|$)|>|[-*+](?=\s)|\d{1,9}[.)](?=\s)|\[[ xX]\](?=\s)))+\s*")
+_INLINE = [
+    (re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # [text](url), ![alt](src)
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # `code`, ``code``
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **strong**, __strong__
+    (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *em*
+    (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _em_ (not snake_case)
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # ~~struck~~
+]
+
+
+def plain_markdown(line: str) -> str:
+    """One line of Markdown as the text a reader sees: its markers gone, its words kept
+    ("## `_get_x`" → "_get_x", "- **New files:**" → "New files:"). A line that is only a rule
+    (---) or a table's separator row comes back empty."""
+    text = line.strip()
+    if re.fullmatch(r"(?:[-*_=]\s*){3,}|\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*", text):
+        return ""
+    text = _LINE_MARK.sub("", text)
+    if text.startswith("|") and text.endswith("|") and len(text) > 1:
+        text = " · ".join(c.strip() for c in text[1:-1].split("|") if c.strip())
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text.strip()
+
+
+def plain_text(text: str) -> str:
+    """Several lines of Markdown as one line of plain text (plain_markdown of each, joined)."""
+    return " ".join(x for x in (plain_markdown(ln) for ln in str(text).splitlines()) if x)
+
+
+def session_title(title: str | None) -> str:
+    """A session's title as every page shows it: one line of text (a title taken from a prompt
+    may hold Markdown), cut at a word."""
+    return cut_words(plain_text(title or "") or "(untitled session)", TITLE_MAX)
 
 
 def cut_words(text: str, n: int) -> str:

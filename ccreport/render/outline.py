@@ -6,7 +6,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ccreport.layout import page_name
-from ccreport.model.text import cut_words
+from ccreport.model.text import cut_words, plain_markdown, plain_text
 from ccreport.model.turns import Turn
 from ccreport.render.filerefs import refs_as_text
 from ccreport.render.paths import path_html
@@ -18,10 +18,11 @@ ANSWER_LINES = 3
 
 
 def answer_lines(text: str) -> list[str]:
-    """The first lines of an answer, as plain text cut at a word (Markdown marks left as they are, but
-    a link to a file's lines as the file's name and lines: render.filerefs)."""
-    lines = [refs_as_text(ln.strip()) for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("```")]
-    return [cut_words(ln, 220) for ln in lines[:ANSWER_LINES]]
+    """The first lines of an answer, as plain text cut at a word (a link to a file's lines as the
+    file's name and lines: render.filerefs; then Markdown's markers taken out: model.text.plain_markdown;
+    rules, fences and table separators skipped)."""
+    lines = (plain_markdown(refs_as_text(ln)) for ln in text.splitlines() if not ln.strip().startswith("```"))
+    return [cut_words(ln, 220) for ln in [x for x in lines if x][:ANSWER_LINES]]
 
 
 def outline(turns: list, cwd: str | None, agents: dict | None = None) -> list[dict]:
@@ -54,7 +55,7 @@ def row_fields(data: dict, cwd: str | None, links: dict, same_page: bool = False
     f = t.figures
     files = [Markup(path_html(p, cwd)) for p in f.files + (by_agents or [])]
     return {
-        "no": t.no, "url": ("" if same_page else page_name(t.page)) + f"#L{t.line}", "ts": t.ts, "prompt": cut_words(t.prompt, 200),
+        "no": t.no, "url": ("" if same_page else page_name(t.page)) + f"#L{t.line}", "ts": t.ts, "prompt": cut_words(plain_text(t.prompt), 200),
         "tools": tool_counts(f.tools), "files": files[:FILES_SHOWN],
         "when": (t.ts or "").replace("T", " ")[:16],
         "files_more": len(files) - FILES_SHOWN + f.files_more if len(files) > FILES_SHOWN or f.files_more else 0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ccreport.layout import page_name
 from ccreport.model.prices import UNITS_PER_DOLLAR
-from ccreport.model.text import cut_words
+from ccreport.model.text import cut_words, plain_text
 from ccreport.model.turns import Figures, Turn, duration_s
 from ccreport.render.markup import esc
 
@@ -71,5 +71,5 @@ def turn_line(key: str, f: Figures, start_ts: str | None) -> str:
 
 def continues_note(turn: Turn) -> dict:
     """What a page that starts inside a turn says about it (the template links it)."""
-    return {"no": turn.no, "prompt": cut_words(turn.prompt, 120), "url": f"{page_name(turn.page)}#L{turn.line}",
+    return {"no": turn.no, "prompt": cut_words(plain_text(turn.prompt), 120), "url": f"{page_name(turn.page)}#L{turn.line}",
             "page": turn.page, "ts": turn.ts}

@@ -12,10 +12,11 @@ from ccreport.fs import Batch, WriteError
 from ccreport.layout import site_name, url_name
 from ccreport.source.home import Session, Transcript
 from ccreport.source.jsonl import read_entries
-from ccreport.model.messages import Builder, Message, title_of
+from ccreport.model.messages import Builder, Message, set_summary_title, title_of
 from ccreport.model.pages import paginate
 from ccreport.model.workflows import run_facts
 from ccreport.share.redact import Redactor, learn_accounts
+from ccreport.source.summaries import project_titles
 
 
 class ExportError(Exception):
@@ -93,6 +94,7 @@ class Export:
     agent_links: dict = field(default_factory=dict)  # agent id → link target (an anchor or the agent's file)
     batch: Batch = field(default_factory=Batch)  # the files written: all in place at the end, or none
     learned: set = field(default_factory=set)  # transcript paths whose account values the redactor has
+    titled: dict = field(default_factory=dict)  # "summary" → the session's summary title, once looked up
 
     @property
     def agents(self) -> list[Transcript]:
@@ -111,10 +113,19 @@ class Export:
             info.shown += len(kept)
             yield kept
         c = builder.carry
-        info.title = title_of(c)
+        if t.kind == "main":
+            set_summary_title(c, self.summary_title())
+        info.title = (self.session.custom_title if t.kind == "main" else None) or title_of(c)
         info.cwd, info.git_branch = c["cwd"], c["git_branch"]
         info.first_ts, info.last_ts = c["first_ts"], c["last_ts"]
         info.models = list(c["models"])
+
+    def summary_title(self) -> str | None:
+        """What a summary line of the project names the session (source.summaries), redacted."""
+        if "summary" not in self.titled:
+            text = project_titles(self.session.project).get(self.session.id)
+            self.titled["summary"] = self.redactor.text(text) if text and self.redactor is not None else text
+        return self.titled["summary"]
 
     def run_cards(self) -> dict:
         """What each Workflow call shows of its run: an export has no run pages, so the summary

@@ -14,7 +14,7 @@ from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, sess
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
-from ccreport.site import searchdelta, searchindex
+from ccreport.site import leaftitles, searchdelta, searchindex
 from ccreport.site.search import unit_key
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
@@ -78,6 +78,8 @@ class _Run:
     old_units: set = field(default_factory=set)  # search unit keys of the state before the build
     home: HomeExtras | None = None  # history, plans, todos, file-history (site.extras)
     prompts_only: set = field(default_factory=set)  # (project dir, session id) known from history.jsonl only
+    summary_titles: dict = field(default_factory=dict)  # (project dir, session id) → its summary line's text
+    leaves: dict = field(default_factory=dict)  # what each file's summary lines and leaves were (site.leaftitles)
 
     def take_search(self, parts: list) -> None:
         """A session's search deltas: into a full build's Fresh, else kept for site.searchdelta."""
@@ -112,6 +114,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
             run.fresh.close()
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
+    run.state.head["leaves"] = run.leaves
     if run.prompts_only:  # their search units: the next build drops those that are gone
         run.state.head["prompts_only"] = sorted(map(list, run.prompts_only))
     try:
@@ -142,6 +145,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
+    run.summary_titles, run.leaves = leaftitles.resolve(run.catalog, {} if run.full_all else st.head.get("leaves", {}))
     run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
         unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
@@ -187,7 +191,10 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
         flipped = old_gone.get(f"{pdir}/{s.id}") != s.gone
         # A new project title is in every heading of the project: then its sessions are redone.
         # So is a session whose last update failed (State.redo).
-        full = run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
+        # And one a summary line now titles differently (site.leaftitles): its pages carry the title.
+        summary = run.summary_titles.get(key)
+        full = (run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
+                or (known and st.sessions[key].info.summary_title != summary))
         quiet = not (key in warm and known) and not full and not flipped  # may be left as it is
         if quiet and known and f.only_projects is not None and pdir not in f.only_projects:
             # Outside the changed projects a known session's files are not looked at, only its
@@ -202,7 +209,8 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
                 _count(run, pdir, st.sessions[key])  # unchanged transcripts mean an unchanged row: the saved one
                 continue
         jobs.append(SessionJob(s, run.out, run.opts, run.titles[pdir], old, full, f.render_cache,
-                               frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all))
+                               frozenset(warm.get(key, ())), overview=flipped, packed_search=run.full_all,
+                               summary_title=summary))
         run.dirty.add(pdir)
     st.done_planning()
     # Biggest first, so the pool does not end waiting on one giant session started last.

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
-from ccreport.model.text import cut_words
+from ccreport.model.text import cut_words, plain_text
 from ccreport.model.usage import merge_reports, session_cost
 from ccreport.render.message import local_date
 from ccreport.render.resources import asset_names, env
@@ -36,12 +36,14 @@ def _gone(p: Project, sid: str) -> str | None:
 
 
 def _session_rows(p: Project, infos: list, reports: dict) -> list[dict]:
+    """The rows of the sessions listed (not those made of warm-up runs only: model.warmup)."""
     return [{"url": f"{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id, "gone": _gone(p, i.id),
              "first_turn": f"{segment(i.id)}/{i.first_turn}" if i.first_turn else None,
-             "first_prompt": cut_words(i.prompt or "", 200), "started": local_date(i.first_ts),
+             "first_prompt": cut_words(plain_text(i.prompt or ""), 200), "started": local_date(i.first_ts),
+             "first_ts": i.first_ts or "", "last_ts": i.last_ts or "",
              "last": local_date(i.last_ts), "messages": f"{i.messages:,}", "transcripts": i.transcripts,
              "tokens": fmt_tokens(i.usage), "models": ", ".join(i.models[:3]),
-             "cost": session_cost(reports.get(i.id))} for i in infos]
+             "cost": session_cost(reports.get(i.id))} for i in infos if not i.warmup_only]
 
 
 def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
@@ -50,11 +52,26 @@ def _project_row(p: Project, title: str, infos: list, report: dict) -> dict:
         tot.update(i.usage)
     last = max((i.last_ts for i in infos if i.last_ts), default=None)
     return {"url": f"{project_url(p.dir_name)}/{INDEX}", "title": title, "dir_name": p.dir_name,
-            "sessions": len(infos), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
+            "sessions": sum(1 for i in infos if not i.warmup_only), "messages": f"{sum(i.messages for i in infos):,}", "last": local_date(last),
             "last_ts": last or "", "tokens": fmt_tokens(tot), "cost": session_cost(report),
             "prompts_only": sum(1 for i in infos if not i.transcripts),  # site.homepages: history only
             "kept": sum(1 for i in infos if _gone(p, i.id)), "gone": max((_gone(p, i.id) or "" for i in infos), default="")
             if infos and all(_gone(p, i.id) for i in infos) else None}
+
+
+RECENT = 20  # sessions on the home page, across projects
+
+
+def _recent_row(p: Project, title: str, i, reports: dict) -> dict:
+    """One of the home page's most recent sessions: its title, project, last activity, prompts, cost."""
+    return {"url": f"{project_url(p.dir_name)}/{segment(i.id)}/{INDEX}", "title": i.title, "id": i.id,
+            "project": title, "project_url": f"{project_url(p.dir_name)}/{INDEX}", "last": local_date(i.last_ts),
+            "last_ts": i.last_ts or "", "prompts": i.prompts, "cost": session_cost(reports.get(i.id)),
+            "gone": _gone(p, i.id)}
+
+
+def _most_recent(rows: list[dict]) -> list[dict]:
+    return sorted(rows, key=lambda r: (r["last_ts"], r["id"]), reverse=True)[:RECENT]
 
 
 def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titles: dict, only: set | None,
@@ -63,7 +80,7 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
     the home page come from the session rows either way), with the sessions' usage reports summed
     per project and for the home; ``plans``: how many plan pages there are, ``stray``: how many
     history lines the history page shows (site.homepages)."""
-    rows, project_reports = [], []
+    rows, project_reports, recent = [], [], []
     for p in catalog.projects:
         infos = sorted(infos_by_project.get(p.dir_name, []), key=lambda i: (i.last_ts or "", i.id), reverse=True)
         by_id = {i.id: i for i in infos}
@@ -76,14 +93,16 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
             html = env().get_template("project.html").render(
                 **page_args(depth_root(rel), title, [{"label": title, "url": None}], "project"),
                 project={"title": title, "dir_name": p.dir_name}, sessions=_session_rows(p, infos, reports),
+                warmup_only=[{"url": f"{segment(i.id)}/{INDEX}", "id": i.id} for i in infos if i.warmup_only],
                 usage=usage_view(project_reports[-1], f"{title}: activity per day"))
             writer.write(f"{rel}/{INDEX}", html)
         rows.append(_project_row(p, title, infos, project_reports[-1]))
+        recent.extend(_recent_row(p, title, i, reports) for i in [i for i in infos if not i.warmup_only][:RECENT])
     totals = {"projects": len(rows), "sessions": sum(r["sessions"] for r in rows),
               "messages": sum(i.messages for p in catalog.projects for i in infos_by_project.get(p.dir_name, []))}
     rows.sort(key=lambda r: r["last_ts"], reverse=True)
     html = env().get_template("index.html").render(
-        **page_args("", "Projects", [], "home"), projects=rows, totals={k: f"{v:,}" for k, v in totals.items()},
+        **page_args("", "Projects", [], "home"), projects=rows, recent=_most_recent(recent), totals={k: f"{v:,}" for k, v in totals.items()},
         usage=usage_view(merge_reports(project_reports), "All projects: activity per day"),
         built=datetime.now(timezone.utc).strftime("%Y-%m-%d"), plans=plans, stray=stray)
     writer.write(INDEX, html)

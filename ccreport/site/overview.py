@@ -9,7 +9,7 @@ from dataclasses import fields
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
 from ccreport.model.agents import agent_tree
-from ccreport.model.text import TITLE_MAX, cut_words
+from ccreport.model.text import cut_words, session_title
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
@@ -33,8 +33,9 @@ GROUP_LABELS = {  # transcript kind → its group on the overview, in this order
 }
 
 
-def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
-    """The session's row, from its transcripts (the main one first for title, prompt and cwd)."""
+def session_info(s: Session, states: list[TranscriptState], summary_title: str | None = None) -> SessionInfo:
+    """The session's row, from its transcripts (the main one first for title, prompt and cwd);
+    ``summary_title``: a summary line's text naming it (already in the main transcript's title)."""
     sums = [ts.summary for ts in states]
     main = next((x for x in sums if x.kind == "main"), None)
     ordered = ([main] if main else []) + sums
@@ -44,9 +45,13 @@ def session_info(s: Session, states: list[TranscriptState]) -> SessionInfo:
         usage.update(x.usage or {})
         models.extend(m for m in x.models or [] if m not in models)
     stamps = [v for x in sums for v in (x.first_ts, x.last_ts) if v]
-    title = s.custom_title or next((x.title for x in ordered if x.title), None)  # a /rename wins
+    title = (s.custom_title or (main.title if main else None) or summary_title  # a /rename wins
+             or next((x.title for x in sums if x.title), None))
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
-    return SessionInfo(id=s.id, title=cut_words(title or "(untitled session)", TITLE_MAX),
+    warm = sum(1 for x in sums if x.warmup)
+    return SessionInfo(id=s.id, title=session_title(title), summary_title=summary_title,
+                       warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
+                       prompts=len(main_state.turns) + (main_state.turns_file or {}).get("count", 0) if main_state else 0,
                        first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
@@ -84,6 +89,13 @@ def _tree(s: Session, states: list[TranscriptState]) -> list[dict]:
             for depth, t in agent_tree(agents)]
 
 
+def _warmups(states: list[TranscriptState]) -> list[dict]:
+    """The warm-up runs (model.warmup) the overview counts instead of listing, each linked."""
+    runs = sorted((ts for ts in states if ts.summary.warmup), key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+    return [{"id": ts.summary.id, "url": f"{url_name(transcript_slug(ts.summary.id))}/{page_name(1)}" if ts.pages else None}
+            for ts in runs]
+
+
 def write_session_overview(s: Session, info: SessionInfo, states: list[TranscriptState], writer: Writer,
                            project_title: str, extras: dict | None = None, home: dict | None = None) -> None:
     """``extras``: the workflow runs (site.workflows) and the team (site.teampage) the page lists;
@@ -94,8 +106,8 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     in_run = {t.id for t in s.agents if t.workflow_run}
     for kind, label in GROUP_LABELS.items():
         # In the order they started (their ids are random)
-        mine = sorted((ts for ts in states if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind),
-                      key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
+        mine = sorted((ts for ts in states if ("workflow" if ts.summary.id in in_run else ts.summary.kind) == kind
+                       and not ts.summary.warmup), key=lambda ts: (ts.summary.first_ts or "~", ts.summary.id))
         rows = [_row(ts, info) for ts in mine]
         if rows:
             groups.append({"label": label, "rows": rows})
@@ -117,5 +129,6 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
                              agent_links(ts.summary.id for ts in states if ts.pages),
                              {ts.summary.id: ts.changed for ts in states if ts.changed}),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
-        runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"))
+        runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"),
+        warmups=_warmups(states))
     writer.write(f"{rel}/{INDEX}", html)

@@ -53,6 +53,7 @@ class SessionJob:
     overview: bool = False  # write the overview even when no transcript changed (its archive mark did)
     home: SessionHome | None = None  # its share of the home files (site.extras)
     packed_search: bool = False  # a full build: its search postings go as one site.search.SessionPart
+    summary_title: str | None = None  # the text of the summary line naming one of its messages (site.leaftitles)
 
 
 @dataclass
@@ -102,7 +103,7 @@ def _new_run(job: SessionJob) -> SessionRun:
     copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer,
                   partial(read_session_file, s))
     return SessionRun(
-        session=s, writer=writer, opts=job.opts, project_title=job.project_title,
+        session=s, writer=writer, opts=job.opts, project_title=job.project_title, summary_title=job.summary_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copy,
         render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id, records, job.packed_search),
@@ -161,7 +162,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
             turnfile.drop(out, s.project.dir_name, s.id, tid)
     closed = _spill(job, new_ts, modes)
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
-    info = session_info(s, list(new_ts.values()))
+    info = session_info(s, list(new_ts.values()), job.summary_title)
     info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
     side += team_stamp(s.project.home, team_names(new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)

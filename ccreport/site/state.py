@@ -44,7 +44,9 @@ from ccreport.layout import STATE_DIR, turns_state_dir
 
 # 12: a sub-agent's task (the description its parent's Task/Agent call gave it: TranscriptSummary.task,
 # SessionState.agent_titles), the files a sub-agent transcript changed (TranscriptState.changed) and
-# its agent id per turn's sub-agent call; 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
+# its agent id per turn's sub-agent call; warm-up runs (TranscriptSummary.warmup, SessionInfo.warmups);
+# a session's summary title (SessionInfo.summary_title; the head's "leaves": site.leaftitles);
+# 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
@@ -98,6 +100,7 @@ class TranscriptSummary(Figures):
     error: str | None = None  # the file could not be read
     counts: dict = field(default_factory=dict)  # entry type → lines
     fork: dict | None = None  # a forked transcript: {"parent": session id, "until": uuid, "line", "page"}
+    warmup: bool = False  # a sub-agent's warm-up run (model.warmup): counted, not listed
 
 
 @dataclass
@@ -150,6 +153,10 @@ class SessionInfo(Figures):
     pages: int = 0
     usage_report: dict | None = None  # model.usage: totals, by model, by day
     first_turn: str | None = None  # the first prompt, from the session folder ("page-0001.html#L3")
+    summary_title: str | None = None  # the summary line that titles it, as rendered (site.leaftitles)
+    warmups: int = 0  # its sub-agents' warm-up runs (model.warmup)
+    warmup_only: bool = False  # nothing but warm-up runs (and empty files): not listed as a session
+    prompts: int = 0  # the main transcript's prompts (its outline's turns), for the home's recent sessions
 
 
 @dataclass

@@ -14,9 +14,10 @@ from markupsafe import Markup
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
 from ccreport.layout import reply_page, transcript_dir, transcript_slug
-from ccreport.model.messages import Builder, title_of, typed_prompt_text
+from ccreport.model.warmup import is_warmup
+from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
 from ccreport.model.pages import Page, paginate
-from ccreport.model.text import TITLE_MAX, cut_words
+from ccreport.model.text import cut_words, session_title
 from ccreport.model.turns import Turns, changed_paths
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
@@ -60,6 +61,7 @@ class SessionRun:
     run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
     before_edits: object = None  # site.filehistory.BeforeEdits: the file before an edit
     plan_urls: dict = field(default_factory=dict)  # plan file name → URL of its page (site.extras)
+    summary_title: str | None = None  # what a summary line names the session (site.leaftitles)
 
 
 @dataclass
@@ -125,6 +127,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
     builder = Builder(carry)
+    if t.kind == "main":  # (the carry of a resumed read may hold the title of an earlier build)
+        set_summary_title(builder.carry, run.summary_title)
     pages = _Pages(run, t, parent, state, set(state.agent_keys), renders,
                    transcript_dir(s.project.dir_name, s.id, t.id), builder,
                    Turns.resume(state.turns, state.turns_mark, (state.turns_file or {}).get("count", 0))
@@ -173,6 +177,7 @@ def _summarize(summary: TranscriptSummary, c: dict, ledger: TranscriptUsage) -> 
     summary.usage, summary.title, summary.prompt = ledger.tokens(), title_of(c), c["titles"].get("prompt")
     summary.cwd, summary.git_branch, summary.models = c["cwd"], c["git_branch"], c["models"]
     summary.first_ts, summary.last_ts = c["first_ts"], c["last_ts"]
+    summary.warmup = is_warmup(summary.kind, summary.messages, c)
     fork = c.get("fork")
     summary.fork = {"parent": fork["parent"], "until": fork.get("until")} if isinstance(fork, dict) else None
 
@@ -223,7 +228,7 @@ def _page_title(pages: _Pages) -> str:
     """The session's title as far as read (a sub-agent's page: what it was asked to do)."""
     t, x = pages.t, pages.state.summary
     if t.kind == "main":
-        return cut_words(title_of(pages.builder.carry) or "(untitled session)", TITLE_MAX)
+        return session_title(title_of(pages.builder.carry))
     return agent_name(x.kind, t.description or x.task, pages.builder.carry["titles"].get("prompt"),
                       t.agent_type, f"{t.label} {t.id}")
 

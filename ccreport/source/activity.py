@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from ccreport.source.home import Catalog, Project, Session, Transcript
 from ccreport.source.reading import open_transcript, peek, read_transcript
+from ccreport.source.warmup import busy
 
 TAIL_BYTES = 256 * 1024
 _TS = re.compile(rb'"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[0-9:.]+Z?)"')
@@ -42,11 +43,13 @@ def newest_first(sessions) -> list[Session]:
 
 
 def has_conversation(s: Session) -> bool:
-    """True when any transcript of the session holds a user or assistant line (stops at the first).
-    A session without one (an empty file, only a title or snapshots) is "empty"."""
+    """True when any transcript of the session holds a user or assistant line (stops at the first),
+    not counting sub-agents' warm-up runs (source.warmup). A session without one (an empty file,
+    only a title or snapshots, warm-up runs only) is "empty"."""
     for t in s.transcripts:
         try:
-            if any(e.obj is not None and e.obj.get("type") in ("user", "assistant") for e in read_transcript(t)):
+            if any(e.obj is not None and e.obj.get("type") in ("user", "assistant")
+                   and (t.kind != "agent" or busy(e.obj)) for e in read_transcript(t)):
                 return True
         except OSError:
             continue
@@ -54,7 +57,8 @@ def has_conversation(s: Session) -> bool:
 
 
 def latest(catalog: Catalog) -> Session | None:
-    """THE latest session: the newest by last activity that is not empty (else the newest of all);
+    """THE latest session: the newest by last activity that is not empty nor warm-up runs only
+    (else the newest of all);
     the first row of `ccreport list`. None when the home has no session."""
     ordered = newest_first(catalog.sessions())
     return next((s for s in ordered if has_conversation(s)), ordered[0] if ordered else None)

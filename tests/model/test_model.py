@@ -6,7 +6,7 @@ import io
 import json
 
 from ccreport.source.jsonl import Reader
-from ccreport.model.messages import Builder, title_of, typed_prompt_text
+from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
 from ccreport.model.usage import TranscriptUsage
 from util import assistant, tool_result, user
 
@@ -123,8 +123,15 @@ def test_title_priority_custom_ai_summary_prompt():
     summary = {"type": "summary", "summary": "Login bug summary", "leafUuid": "x"}
     ai = {"type": "ai-title", "aiTitle": "AI: login", "sessionId": "s1"}
     custom = {"type": "custom-title", "customTitle": "My title", "sessionId": "s1"}
-    assert title_of(feed(summary, *base).carry) == "Login bug summary"
-    assert title_of(feed(*base, ai, summary).carry) == "AI: login"
+    # A summary line in the file does not title it (its leaf is most often another session's);
+    # the summary title the project's lines give the session is set from outside (source.summaries).
+    assert title_of(feed(summary, *base).carry) == "fix the login bug"
+    titled = feed(summary, *base)
+    set_summary_title(titled.carry, "Login bug summary")
+    assert title_of(titled.carry) == "Login bug summary"
+    with_ai = feed(*base, ai, summary)
+    set_summary_title(with_ai.carry, "Login bug summary")
+    assert title_of(with_ai.carry) == "AI: login"
     assert title_of(feed(custom, *base, ai, summary).carry) == "My title"
     # Later ai-title lines replace earlier ones (Claude Code rewrites the title as the session goes on).
     assert title_of(feed(ai, {"type": "ai-title", "aiTitle": "Newer", "sessionId": "s1"}).carry) == "Newer"

@@ -26,7 +26,7 @@ def _unmarked(data: bytes) -> bytes:
     """A page without its 'kept by the archive' marks (what a cold build of the files shows)."""
     for rx in _MARKS:
         data = rx.sub(b"", data)
-    return data.replace(b'<tr class="kept">', b"<tr>").replace(b'<table class="list kept-rows">', b'<table class="list">')
+    return data.replace(b'<tr class="kept">', b"<tr>").replace(b' kept-rows"', b'"')
 
 
 def _pages(site: Path) -> dict[str, bytes]:

@@ -55,6 +55,11 @@ def test_sample_home_holds_every_promised_feature():
     assert any(o.get("subtype") == "compact_boundary" and o.get("compactMetadata") for o in objs)
     assert any(o.get("isCompactSummary") for o in objs)
     assert {o["type"] for o in objs} >= {"summary", "ai-title", "user", "assistant", "system", "file-history-snapshot"}
+    # a summary line naming a message of another file (it titles that session), and a warm-up run
+    own = {o.get("uuid"): p for p, _, o in entries if isinstance(o, dict) and o.get("uuid")}
+    assert any(o["type"] == "summary" and own.get(o["leafUuid"]) not in (None, p) for p, _, o in entries
+               if isinstance(o, dict))
+    assert any(o.get("isSidechain") and o.get("message", {}).get("content") == "Warmup" for o in objs)
     blocks = [b for o in objs if isinstance(o.get("message"), dict) and isinstance(o["message"].get("content"), list)
               for b in o["message"]["content"]]
     thinking = [b for b in blocks if b.get("type") == "thinking"]
