@@ -328,6 +328,10 @@ class Builder:
             text = typed_prompt_text(obj)
             if text:
                 self.carry["titles"]["prompt"] = text[:300]
+            elif obj.get("isSidechain") and "task" not in self.carry["titles"] and isinstance(content, str) and content.strip():
+                # An old-layout sub-agent's prompt (its lines are sidechain lines, no typed prompt):
+                # what its pages are named by when no description says what it was asked to do.
+                self.carry["titles"]["task"] = content[:300]
         m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
         if isinstance(content, str):
             m.blocks.append(("text", content))

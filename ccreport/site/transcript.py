@@ -229,7 +229,8 @@ def _page_title(pages: _Pages) -> str:
     t, x = pages.t, pages.state.summary
     if t.kind == "main":
         return session_title(title_of(pages.builder.carry))
-    return agent_name(x.kind, t.description or x.task, pages.builder.carry["titles"].get("prompt"),
+    titles = pages.builder.carry["titles"]
+    return agent_name(x.kind, t.description or x.task, titles.get("prompt") or titles.get("task"),
                       t.agent_type, f"{t.label} {t.id}")
 
 

@@ -53,7 +53,8 @@ def test_build_summary_says_one_malformed_line(tmp_path):
 
 def _row(title: str, project: str = "/home/u/p") -> SessionRow:
     return SessionRow(id="s" * 8, project=project, project_dir="-home-u-p", title=title,
-                      last_activity="2026-10-01T10:00:00Z", messages=3, agents=0, size=2048, empty=False)
+                      last_activity="2026-10-01T10:00:00Z", messages=3, agents=0, size=2048, empty=False,
+                      warmup=False)
 
 
 def test_list_columns_line_up_with_cjk_titles():

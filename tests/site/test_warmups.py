@@ -48,7 +48,7 @@ def test_warmups_are_counted_not_listed(tmp_path):
     assert "2 warm-up runs" in overview
     assert "Sub-agents <span class=\"dim\">(1)</span>" in overview  # the real run only
     assert (out / "p" / P / ORPHAN / "index.html").exists()  # kept in the archive
-    assert "1 sessions" in (out / "index.html").read_text()
+    assert "1 session ·" in (out / "index.html").read_text()  # (and singular: model.text.counted)
 
 
 def test_list_hides_warmup_only_sessions(tmp_path):
