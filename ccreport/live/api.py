@@ -170,6 +170,16 @@ def message_json(m: Message) -> dict:
     if m.kind == "malformed":
         out["content"] = [{"type": "malformed", "text": _cut(m.raw or ""), "error": m.error}]
         return out
+    if m.run is not None:  # lines folded into this message, counted (model.folds)
+        r = m.run
+        out["folded"] = {"lines": r["count"], "first": r["first"], "last": r["last"], "bytes": r["bytes"],
+                         "counts": dict(r["names"])}
+        if m.kind == "malformed_run":
+            out["content"] = [{"type": "malformed", "text": _cut(r["raw"])}]
+            return out
+        if m.kind == "empty":
+            out["content"] = []
+            return out
     if m.kind in ("system", "other") and m.entry is not None:
         e = m.entry
         out["subtype"] = e.get("subtype") if m.kind == "system" else e.get("type")
