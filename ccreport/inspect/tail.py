@@ -26,6 +26,10 @@ FOLLOW_POLL_S = 0.2  # tail -f: how often the file's size is looked at (a stat; 
 ENTRY_CAP = 1024 * 1024
 STRING_KEEP = 16 * 1024
 BUDGET = 16 * 1024 * 1024
+# An entry counts at least this much against BUDGET (a `{}` prints 3 bytes but is a dict in memory),
+# and the lines around the entries (path, counts) are kept out of it.
+ENTRY_MIN = 64
+HEADROOM = 8 * 1024
 
 
 def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
@@ -42,10 +46,11 @@ def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Tr
     return session, t, resolved
 
 
-def tail(home: Path, spec: str, n: int = 200, agent: str | None = None) -> dict:
-    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest)."""
+def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, as_json: bool = True) -> dict:
+    """seed-003's shape: sessionId, path, totalLines, truncated, entries (oldest → newest); the entries
+    that fit in ``BUDGET`` as printed (``as_json``: as JSON, else in the readable form)."""
     session, t, resolved = locate(home, spec, agent)
-    total, lines = read_tail(resolved, n)
+    total, lines = read_tail(resolved, n, as_json)
     return {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
             "truncated": total > len(lines), "entries": lines}
 
@@ -83,22 +88,37 @@ def readable_entry(line: int, e: dict) -> str:
     return "\n".join(_turn(line, e))
 
 
-def read_tail(path: Path, n: int) -> tuple[int, list[dict]]:
+def read_tail(path: Path, n: int, as_json: bool = True) -> tuple[int, list[dict]]:
     """(line count, the entries of the last n lines) with bounded memory: the file is read backwards a
-    block at a time, each entry is capped (``ENTRY_CAP``) and all of them together (``BUDGET``): fewer
-    than n come back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
+    block at a time, each entry is capped (``ENTRY_CAP``) and what they print, together, is at most
+    ``BUDGET`` (each counted at least ``ENTRY_MIN``, which bounds how many are held): fewer than n come
+    back when the budget is spent. n == 0 asks for every line (seed-003: ``tail or None``)."""
+    measure = _json_size if as_json else _readable_size
+    budget = BUDGET - HEADROOM
     with open(path, "rb") as fh:
         total = count_lines(fh)
-        spans: list[tuple[int, int]] = []
+        entries: list[dict] = []
         kept = 0
         for start, end in spans_backwards(fh):
-            cost = min(end - start, ENTRY_CAP)
-            if (n and len(spans) >= n) or (spans and kept + cost > BUDGET):
+            if n and len(entries) >= n:
                 break
-            spans.append((start, end))
+            # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
+            e = entry_of(read_span(fh, start, end, jsonl.LINE_CAP))
+            cost = max(measure(total - len(entries), e), ENTRY_MIN)
+            if entries and kept + cost > budget:
+                break
+            entries.append(e)
             kept += cost
-        # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
-        return total, [entry_of(read_span(fh, start, end, jsonl.LINE_CAP)) for start, end in reversed(spans)]
+        entries.reverse()
+        return total, entries
+
+
+def _json_size(line: int, e: dict) -> int:
+    return len(orjson.dumps(e)) + 1  # (and the comma after it)
+
+
+def _readable_size(line: int, e: dict) -> int:
+    return len(readable_entry(line, e).encode("utf-8", errors="replace")) + 1  # (and its newline)
 
 
 def entry_of(ln: Line) -> dict:

@@ -50,8 +50,8 @@ def add(run: dict, e: Entry, name: str) -> None:
         name = "other"
     names[name] = names.get(name, 0) + 1
     if run["what"] == MALFORMED_RUN and len(run["raw"]) < RAW_KEEP:
-        text = e.raw or ""
-        run["raw"] += ("\n" if run["raw_lines"] else "") + text[: RAW_KEEP - len(run["raw"])]
+        piece = ("\n" if run["raw_lines"] else "") + (e.raw or "")
+        run["raw"] += piece[: RAW_KEEP - len(run["raw"])]
         run["raw_lines"] += 1
 
 
