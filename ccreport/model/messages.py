@@ -245,25 +245,22 @@ class Builder:
         counts[key] = counts.get(key, 0) + 1
         self._copying = False
         empty = folds.empty_line(e)
-        what = folds.EMPTY if empty else folds.MALFORMED_RUN
-        name = folds.empty_name(e) if empty else folds.malformed_name(e)
-        if self._run is not None and self._run.run["what"] == what:
-            folds.add(self._run.run, e, name)
-            return
-        shown = self.out[-folds.MALFORMED_SHOWN:]
-        if not empty and (len(shown) < folds.MALFORMED_SHOWN or any(m.kind != "malformed" for m in shown)):
-            self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
-            return
-        m = Message(what, e.line, None, lines=[e.line], run=folds.new_run(what, e))
-        folds.add(m.run, e, name)
-        self._emit(m)
-        self._run = m
+        m = self._run
+        if m is None:
+            shown = self.out[-folds.MALFORMED_SHOWN:]
+            if not empty and (len(shown) < folds.MALFORMED_SHOWN or any(x.kind != "malformed" for x in shown)):
+                self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
+                return
+            m = Message(folds.EMPTY, e.line, None, lines=[e.line], run=folds.new_run(e))
+            self._emit(m)
+            self._run = m
+        if not empty:
+            m.kind = folds.MALFORMED_RUN  # (a run that began with empty lines holds a malformed one now)
+        folds.add(m.run, e)
 
     def joins_run(self, e: Entry) -> bool:
         """Would this line be folded into the open page's last message (a run of empty or malformed lines)?"""
-        if self._run is None or e.obj:
-            return False
-        return self._run.run["what"] == (folds.EMPTY if folds.empty_line(e) else folds.MALFORMED_RUN)
+        return self._run is not None and not e.obj
 
     def _emit(self, m: Message) -> None:
         self._last_meta = None
@@ -432,8 +429,8 @@ def _add_row(m: Message, e: Entry, obj: dict) -> None:
         m.blocks.append(("entry", (e.line, obj, e.size)))
         return
     if m.run is None:
-        m.run = folds.new_run(m.kind, e)
-    folds.add(m.run, e, folds.line_type(obj))
+        m.run = folds.new_run(e)
+    folds.count(m.run, e, folds.line_type(obj))
 
 
 def title_of(carry: dict) -> str | None:

@@ -13,6 +13,11 @@ def _span(run: dict) -> str:
     return f"line {first:,}" if first == last else f"lines {first:,}–{last:,}"
 
 
+def _covers(run: dict) -> str:
+    """The lines a fold stands for, first and last: one anchor (its first line's) serves them all."""
+    return f' data-fold="{run["first"]}-{run["last"]}"'
+
+
 def _names(run: dict) -> str:
     return ", ".join(f"{name} ×{n:,}" if n > 1 else name for name, n in run["names"].items())
 
@@ -21,8 +26,13 @@ def empty_html(m) -> str:
     """A run of ``{}`` and blank lines: one counted row."""
     run = m.run
     n = run["count"]
-    return (f'<div class="msg meta empty" id="L{m.line}"><p class="note">{n:,} empty line{"s" if n > 1 else ""} '
+    return (f'<div class="msg meta empty" id="L{m.line}"{_covers(run)}><p class="note">{n:,} empty line{"s" if n > 1 else ""} '
             f'({_span(run)}, {human_size(run["bytes"])}: {esc(_names(run))})</p></div>')
+
+
+def covers(m) -> str:
+    """The attribute naming the lines a folded message stands for (for its element)."""
+    return _covers(m.run)
 
 
 def malformed_run_body(m) -> str:
@@ -30,7 +40,8 @@ def malformed_run_body(m) -> str:
     run = m.run
     n, kept = run["count"], run["raw_lines"]
     shown = "" if kept == n else f" The first {kept:,} are shown (up to {human_size(len(run['raw']))} of text)."
-    return (f'<p class="note err">{n:,} lines that could not be read ({_span(run)}, {human_size(run["bytes"])}): '
+    what = "could not be read" if not {"{}", "blank"} & run["names"].keys() else "are empty or could not be read"
+    return (f'<p class="note err">{n:,} lines that {what} ({_span(run)}, {human_size(run["bytes"])}): '
             f'{esc(_names(run))}.{shown}</p>{pre(run["raw"], ansi=False)}')
 
 
@@ -39,7 +50,7 @@ def more_rows(m) -> str:
     run = m.run
     if run is None:
         return ""
-    return (f'<p class="note">… and {run["count"]:,} more ({_span(run)}, {human_size(run["bytes"])}), counted, '
+    return (f'<p class="note"{_covers(run)}>… and {run["count"]:,} more ({_span(run)}, {human_size(run["bytes"])}), counted, '
             f'not listed: {esc(_names(run))}</p>')
 
 

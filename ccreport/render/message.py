@@ -208,7 +208,7 @@ def _render_malformed(m: Message, ctx: RenderContext) -> str:
 
 def _render_malformed_run(m: Message, ctx: RenderContext) -> str:
     """Malformed lines past the first few of a run: one message (model.folds)."""
-    return (f'<article class="msg malformed" id="L{m.line}">{_header("Malformed lines", m)}'
+    return (f'<article class="msg malformed" id="L{m.line}"{folds.covers(m)}>{_header("Malformed lines", m)}'
             f'<div class="body">{folds.malformed_run_body(m)}</div></article>')
 
 

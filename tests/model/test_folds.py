@@ -45,15 +45,24 @@ def test_a_run_of_empty_lines_is_one_counted_message():
 
 
 def test_malformed_lines_past_the_first_few_of_a_run_fold_with_their_text():
-    data = _file(b"not json 1\n", b"[1]\n", b"not json 3\n", b"x\n" * 10, b"{}\n", b"y\n")
-    msgs = _pages(data)[0].messages
     shown = folds.MALFORMED_SHOWN
-    assert [m.kind for m in msgs] == ["malformed"] * shown + ["malformed_run", "empty", "malformed"]
-    assert [m.raw for m in msgs[:shown]] == ["not json 1", "[1]", "not json 3"]
+    data = _file(b"not json 1\n", b"[1]\n", b"x\n" * (shown - 2), b"y\n" * 10, b"{}\n", b"z\n",
+                 _line(user("u1", "hi")), b"w\n")
+    msgs = _pages(data)[0].messages
+    assert [m.kind for m in msgs] == ["malformed"] * shown + ["malformed_run", "user", "malformed"]
+    assert [m.raw for m in msgs[:3]] == ["not json 1", "[1]", "x"]
     run = msgs[shown].run
-    assert (run["count"], run["first"], run["last"], run["raw_lines"]) == (10, 4, 13, 10)
-    assert run["raw"] == "\n".join(["x"] * 10)
-    assert sum(run["names"].values()) == 10 and all(k.startswith("not JSON") for k in run["names"])
+    assert (run["count"], run["first"], run["last"], run["raw_lines"]) == (12, shown + 1, shown + 12, 12)
+    assert run["raw"] == "\n".join(["y"] * 10 + ["{}", "z"])  # the lines as in the file
+    assert run["names"]["{}"] == 1 and sum(run["names"].values()) == 12
+    assert all(k.startswith("not JSON") for k in run["names"] if k != "{}")
+
+
+def test_empty_and_malformed_lines_in_turn_are_one_run():
+    data = b"{}\nx\n" * 5000  # (one malformed line between empty ones never starts a message of its own)
+    msgs = _pages(data)[0].messages
+    assert [m.kind for m in msgs] == ["malformed_run"]
+    assert msgs[0].run["count"] == 10_000 and msgs[0].run["names"]["{}"] == 5000
 
 
 def test_the_raw_text_kept_of_a_malformed_run_is_bounded():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ccreport.model.folds import MALFORMED_SHOWN
 from ccreport.share.export import ExportOptions
 from ccreport.share.run import run_export
 from shapes import PER_PAGE, SID, tiny_home
@@ -27,7 +28,8 @@ def test_html_export_and_markdown_parts_are_bounded(tmp_path, kind, n):
     if kind == "empty":
         assert f"{n:,} empty line(s), lines 1–{n:,}" in text
     elif kind == "malformed":
-        assert f"{n - 3:,} malformed lines 4–{n:,}" in text
+        k = MALFORMED_SHOWN
+        assert f"{n - k:,} malformed lines {k + 1}–{n:,}" in text
 
 
 def test_tiny_real_messages_export_within_three_times_plus_a_size_per_message(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ccreport.model.folds import MALFORMED_SHOWN
 from ccreport.site.build import Options, build
 from shapes import PER_PAGE, SID, tiny_home, tree_size
 from util import page_text
@@ -31,12 +32,13 @@ def test_the_folded_row_says_how_many_lines_it_holds(tmp_path):
     tiny_home(tmp_path / "home", "empty", 20_000)
     head = b"not json\n" * 5
     tiny_home(tmp_path / "home2", "malformed", 1000, head=head)
+    k = MALFORMED_SHOWN
     build(tmp_path / "home", tmp_path / "site", Options(jobs=1))
     build(tmp_path / "home2", tmp_path / "site2", Options(jobs=1))
     (page,) = (tmp_path / "site").rglob("page-*.html")
     assert "20,000 empty lines (lines 1–20,000" in page_text(page)
     (page,) = (tmp_path / "site2").rglob("page-*.html")
     text = page_text(page)
-    assert text.count("could not be read") == 4  # three lines on their own, then the run of the rest
-    assert "1,002 lines that could not be read (lines 4–1,005" in text
+    assert text.count("could not be read") == k + 1  # the first lines on their own, then the run of the rest
+    assert f"{1005 - k:,} lines that could not be read (lines {k + 1}–1,005" in text
     assert SID[:8] in text
