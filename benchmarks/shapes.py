@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from memory import _hwm, make_home as huge_home  # noqa: E402  (benchmarks/ is not a package)
+from memory import _hwm, make_home as huge_home, start_serve  # noqa: E402  (benchmarks/ is not a package)
 
 SID = "11111111-2222-4333-8444-555555555555"
 PROBE = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, "
@@ -66,16 +66,8 @@ def run(cmd: list[str]) -> dict:
 
 def api_times(home: Path, site: Path, sid: str) -> dict:
     """A served site (built beforehand): the first and a repeated request, the server's VmHWM."""
-    proc = subprocess.Popen([sys.executable, "-m", "ccreport", "serve", "--home", str(home), "--out", str(site),
-                             "--port", "0", "-q"], stderr=subprocess.PIPE, text=True)
+    proc, url = start_serve(home, site)
     try:
-        url = None
-        while url is None:
-            line = proc.stderr.readline()
-            if not line:
-                raise RuntimeError("serve exited")
-            if m := re.search(r"at (http://\S+)", line):
-                url = m.group(1).rstrip("/")
         times, size = [], 0
         for _ in range(2):
             t0 = time.monotonic()
