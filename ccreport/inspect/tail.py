@@ -29,7 +29,7 @@ BUDGET = 16 * 1024 * 1024
 # An entry counts at least this much against BUDGET (a `{}` prints 3 bytes but is a dict in memory),
 # and the lines around the entries (path, counts) are kept out of it.
 ENTRY_MIN = 64
-HEADROOM = 8 * 1024
+HEADROOM = 32 * 1024  # (a path of 4 KiB, JSON-escaped, fits)
 
 
 def locate(home: Path, spec: str, agent: str | None = None) -> tuple[Session, Transcript, Path]:
