@@ -66,18 +66,23 @@ def run(cmd: list[str]) -> dict:
     return {"rc": code, "peak_mib": kb / 1024, "seconds": time.monotonic() - t0, "stderr": out.stderr[-300:]}
 
 
-def run_api(home: Path, site: Path) -> dict:
-    """A served site: VmHWM of the server after one call to each API endpoint."""
+def start_serve(home: Path, site: Path) -> tuple[subprocess.Popen, str]:
+    """A running ``serve`` of the site (built beforehand) and its URL; the caller terminates it."""
     proc = subprocess.Popen([sys.executable, "-m", "ccreport", "serve", "--home", str(home), "--out", str(site),
                              "--port", "0", "-q"], stderr=subprocess.PIPE, text=True)
+    while True:
+        line = proc.stderr.readline()
+        if not line:
+            proc.wait()
+            raise RuntimeError("serve exited")
+        if m := re.search(r"at (http://\S+)", line):
+            return proc, m.group(1).rstrip("/")
+
+
+def run_api(home: Path, site: Path) -> dict:
+    """A served site: VmHWM of the server after one call to each API endpoint."""
+    proc, url = start_serve(home, site)
     try:
-        url = None
-        while url is None:
-            line = proc.stderr.readline()
-            if not line:
-                raise RuntimeError("serve exited")
-            if m := re.search(r"at (http://\S+)", line):
-                url = m.group(1).rstrip("/")
         before = _hwm(proc.pid)
         t0 = time.monotonic()
         for path in (f"/api/sessions/{BAD}/transcripts", f"/api/sessions/{BAD}/transcript?limit=5",

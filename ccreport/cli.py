@@ -328,7 +328,7 @@ def tail(home, session, lines, agent, as_json, follow):
         try:
             # Where following starts is taken before the tail is read: a line written meanwhile shows twice, never not.
             start = line_start(locate(home, session, agent)[2]) if follow else None
-            result = run_tail(home, session, lines, agent)
+            result = run_tail(home, session, lines, agent, as_json)
         except LocateError as exc:
             _no_session(exc)
     click.echo(orjson.dumps(result).decode() if as_json else readable(result))

@@ -9,6 +9,16 @@ import re
 from pathlib import Path
 
 ANCHOR = re.compile(r'\bid="L(\d+)"')
+# A fold (model.folds) stands for its lines, first to last, under its first line's anchor.
+FOLD = re.compile(r'\bdata-fold="(\d+)-(\d+)"')
+
+
+def shown_lines(html: str) -> set[int]:
+    """Lines a page accounts for: each anchor, and every line of each fold."""
+    found = {int(n) for n in ANCHOR.findall(html)}
+    for first, last in FOLD.findall(html):
+        found.update(range(int(first), int(last) + 1))
+    return found
 
 
 def input_lines(path: Path) -> int:
@@ -21,7 +31,7 @@ def anchored_lines(folder: Path) -> set[int]:
     """Line numbers with an id="L<n>" anchor on the pages of one transcript folder."""
     found: set[int] = set()
     for page in sorted(folder.glob("page-*.html")):
-        found.update(int(n) for n in ANCHOR.findall(page.read_text(encoding="utf-8")))
+        found.update(shown_lines(page.read_text(encoding="utf-8")))
     return found
 
 

@@ -25,6 +25,10 @@ FOLLOW_POLL_S = 0.2  # tail -f: how often the file's size is looked at (a stat; 
 ENTRY_CAP = 1024 * 1024
 STRING_KEEP = 16 * 1024
 BUDGET = 16 * 1024 * 1024
+# An entry counts at least this much against BUDGET (a `{}` prints 3 bytes but is a dict in memory),
+# and the lines around the entries (path, counts) are kept out of it.
+ENTRY_MIN = 64
+HEADROOM = 32 * 1024  # (a path of 4 KiB, JSON-escaped, fits)
 
 
 def locate(home: Path, spec: str, agent: str | None = None,
@@ -46,15 +50,16 @@ def locate(home: Path, spec: str, agent: str | None = None,
     return session, t, resolved
 
 
-def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, catalog: Catalog | None = None,
-         budget: int | None = None) -> dict:
+def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, as_json: bool = True,
+         catalog: Catalog | None = None, budget: int | None = None) -> dict:
     """The JSON of `tail --json`: sessionId, agentId, path, totalLines, truncated (fewer entries than
-    lines), entries (the parsed lines, oldest → newest; docs/inspect.md); with ``catalog`` (see
-    locate) also a transcript only the archive has ("archived": true). ``budget``: the bytes all
-    entries may cost (default ``BUDGET``)."""
+    lines), entries (the parsed lines, oldest → newest; docs/inspect.md): the entries that fit in
+    ``budget`` (default ``BUDGET``, less room for the rest) as printed (``as_json``: as JSON, else in
+    the readable form). With ``catalog`` (see locate) also a transcript only the archive has
+    ("archived": true)."""
     session, t, resolved = locate(home, spec, agent, catalog)
     with (open_transcript(t) if t.store is not None else open(resolved, "rb")) as fh:
-        total, lines = read_tail(fh, n, budget)
+        total, lines = read_tail(fh, n, as_json, budget)
     out = {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
            "truncated": total > len(lines), "entries": lines}
     if t.store is not None:
@@ -95,27 +100,41 @@ def readable_entry(line: int, e: dict) -> str:
     return "\n".join(_turn(line, e))
 
 
-def read_tail(source, n: int, budget: int | None = None) -> tuple[int, list[dict]]:
+def read_tail(source, n: int, as_json: bool = True, budget: int | None = None) -> tuple[int, list[dict]]:
     """(line count, the entries of the last n lines) with bounded memory: the file (a path, or an
     open seekable binary stream) is read backwards a block at a time, each entry is capped
-    (``ENTRY_CAP``) and all of them together (``budget``, default ``BUDGET``): fewer than n come
-    back when the budget is spent. n == 0 asks for every line."""
+    (``ENTRY_CAP``) and what they print, together, is at most ``budget`` (default ``BUDGET`` less
+    ``HEADROOM``; each counted at least ``ENTRY_MIN``, which bounds how many are held): fewer than n
+    come back when the budget is spent. n == 0 asks for every line."""
     if isinstance(source, (str, Path)):
         with open(source, "rb") as fh:
-            return read_tail(fh, n, budget)
-    budget = BUDGET if budget is None else budget
+            return read_tail(fh, n, as_json, budget)
+    measure = _json_size if as_json else _readable_size
+    budget = BUDGET - HEADROOM if budget is None else budget
     fh = source
     total = count_lines(fh)
-    spans: list[tuple[int, int]] = []
+    entries: list[dict] = []
     kept = 0
     for start, end in spans_backwards(fh):
-        cost = min(end - start, ENTRY_CAP)
-        if (n and len(spans) >= n) or (spans and kept + cost > budget):
+        if n and len(entries) >= n:
             break
-        spans.append((start, end))
+        # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
+        e = entry_of(read_span(fh, start, end, jsonl.LINE_CAP))
+        cost = max(measure(total - len(entries), e), ENTRY_MIN)
+        if entries and kept + cost > budget:
+            break
+        entries.append(e)
         kept += cost
-    # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
-    return total, [entry_of(read_span(fh, start, end, jsonl.LINE_CAP)) for start, end in reversed(spans)]
+    entries.reverse()
+    return total, entries
+
+
+def _json_size(line: int, e: dict) -> int:
+    return len(orjson.dumps(e)) + 1  # (and the comma after it)
+
+
+def _readable_size(line: int, e: dict) -> int:
+    return len(readable_entry(line, e).encode("utf-8", errors="replace")) + 1  # (and its newline)
 
 
 def entry_of(ln: Line) -> dict:

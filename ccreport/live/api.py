@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
+from ccreport.live.answers import AnswerCache
 from ccreport.source.home import Catalog, HomeError, Transcript, discover
 from ccreport.source.jsonl import Reader
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
@@ -28,11 +29,13 @@ TEXT_MAX = 10 * 1024
 # --- which sessions exist -------------------------------------------------------------------------
 class CatalogCache:
     """Discovery (which costs more than the request), reused while the home's listing is unchanged
-    and for at most ``ttl`` seconds (docs/live.md); transcript contents are never cached."""
+    and for at most ``ttl`` seconds (docs/live.md); beside it, the answers read from each transcript,
+    reused while that file is unchanged (``answers``)."""
 
     def __init__(self, ttl: float = 2.0):
         self.ttl = ttl
         self.entry: tuple | None = None  # (home, signature, monotonic time, catalog): replaced whole, no lock
+        self.answers = AnswerCache()
 
     def get(self, home: Path) -> Catalog:
         sig = _signature(home / "projects")
@@ -72,15 +75,15 @@ def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCach
         session = find_session(home, sid, catalog=cache.get(home))
         if parts[3] == "transcripts":
             return 200, {"session_id": session.id,
-                         "transcripts": [_describe(t, page_size) for t in session.transcripts]}
+                         "transcripts": [_describe(t, page_size, cache.answers) for t in session.transcripts]}
         agent = params.get("agent_id")
         if agent is not None and agent != "main":
             check_id(agent, "agent id")
         t = find_transcript(session, agent)
-        return 200, dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
-                                           after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
-                                           offset=_int(params, "offset", None, 0), page_size=page_size),
-                         session_id=session.id, agent_id=t.id)
+        ask = (_int(params, "limit", LIMIT_DEFAULT, 1), _int(params, "after", None, 0),
+               _int(params, "before", None, 0), _int(params, "offset", None, 0), page_size)
+        window = cache.answers.get(t.path, ("window",) + ask, lambda: transcript_window(t.path, *ask))
+        return 200, dict(window, session_id=session.id, agent_id=t.id)
     except LocateError as exc:
         return exc.status, {"error": str(exc), "status": exc.status}
     except HomeError as exc:
@@ -109,9 +112,9 @@ def _int(params: dict, name: str, default, minimum: int):
 
 
 # --- the transcripts of a session ---------------------------------------------------------------
-def _describe(t: Transcript, page_size: int) -> dict:
+def _describe(t: Transcript, page_size: int, answers: AnswerCache) -> dict:
     try:
-        count = sum(1 for _ in iter_messages(t.path, page_size))
+        count = answers.get(t.path, ("count", page_size), lambda: sum(1 for _ in iter_messages(t.path, page_size)))
     except OSError:
         count = None
     name = "Main Agent" if t.kind == "main" else (t.agent_type or t.label)
@@ -171,6 +174,16 @@ def message_json(m: Message) -> dict:
     if m.kind == "malformed":
         out["content"] = [{"type": "malformed", "text": _cut(m.raw or ""), "error": m.error}]
         return out
+    if m.run is not None:  # lines folded into this message, counted (model.folds)
+        r = m.run
+        out["folded"] = {"lines": r["count"], "first": r["first"], "last": r["last"], "bytes": r["bytes"],
+                         "counts": dict(r["names"])}
+        if m.kind == "malformed_run":
+            out["content"] = [{"type": "malformed", "text": _cut(r["raw"])}]
+            return out
+        if m.kind == "empty":
+            out["content"] = []
+            return out
     if m.kind in ("system", "other") and m.entry is not None:
         e = m.entry
         out["subtype"] = e.get("subtype") if m.kind == "system" else e.get("type")

@@ -10,7 +10,7 @@ from typing import Any
 from ccreport.source.jsonl import Entry
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.teams import has_teammate_message, teammate_messages
-from ccreport.model import tasks, warmup
+from ccreport.model import folds, tasks, warmup
 from ccreport.model.kinds import CONTEXT_ATTACHMENTS, NOTICE_ATTACHMENTS, attachment_type, is_new_bookkeeping
 from ccreport.model.text import to_text
 
@@ -94,6 +94,9 @@ class Message:
     error: str | None = None
     size: int = 0
     aborted: bool = False  # kind == "assistant": a line of it has isAbortedMidStream (the stream was cut)
+    # kinds "empty" and "malformed_run", and a "meta"/"context" note past its rows: the lines folded
+    # into this message, counted (model.folds); None for every other message
+    run: dict | None = None
 
     @property
     def calls(self):
@@ -156,6 +159,7 @@ class Builder:
         self.by_msg_id: dict[str, Message] = {}  # assistant messages on the open page
         self.page_no = 1
         self._last_meta: Message | None = None  # the page's last message while it is a meta note (_emit clears it)
+        self._run: Message | None = None  # the page's last message while it is a fold of empty or malformed lines
         self.task_prompts: dict[str, ToolCall] = {}  # Task prompts on the open page (inline sidechains)
         self.sent: dict[str, ToolCall] = {}  # SendMessage calls on the open page, by recipient
         self._copying = False  # the line being fed was copied from a fork's parent
@@ -177,16 +181,15 @@ class Builder:
             call.reply_later = True
         self.sent = {}
         self._last_meta = None
+        self._run = None
         self._turn_context = None
         self.page_no += 1
         return msgs
 
     def feed(self, e: Entry) -> None:
         c = self.carry
-        if e.obj is None:
-            c["counts"]["(malformed)"] = c["counts"].get("(malformed)", 0) + 1
-            self._copying = False
-            self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
+        if not e.obj:  # not an object (None), or {}: folded in runs (model.folds)
+            self._no_content(e)
             return
         obj = e.obj
         etype = obj.get("type")
@@ -238,8 +241,32 @@ class Builder:
         elif etype == "agent-name" and isinstance(obj.get("agentName"), str) and obj["agentName"].strip():
             t["agent"] = obj["agentName"]
 
+    def _no_content(self, e: Entry) -> None:
+        counts = self.carry["counts"]
+        key = "(no type)" if e.obj is not None else "(malformed)"
+        counts[key] = counts.get(key, 0) + 1
+        self._copying = False
+        empty = folds.empty_line(e)
+        m = self._run
+        if m is None:
+            shown = self.out[-folds.MALFORMED_SHOWN:]
+            if not empty and (len(shown) < folds.MALFORMED_SHOWN or any(x.kind != "malformed" for x in shown)):
+                self._emit(Message("malformed", e.line, None, lines=[e.line], raw=e.raw, error=e.error, size=e.size))
+                return
+            m = Message(folds.EMPTY, e.line, None, lines=[e.line], run=folds.new_run(e))
+            self._emit(m)
+            self._run = m
+        if not empty:
+            m.kind = folds.MALFORMED_RUN  # (a run that began with empty lines holds a malformed one now)
+        folds.add(m.run, e)
+
+    def joins_run(self, e: Entry) -> bool:
+        """Would this line be folded into the open page's last message (a run of empty or malformed lines)?"""
+        return self._run is not None and not e.obj
+
     def _emit(self, m: Message) -> None:
         self._last_meta = None
+        self._run = None
         m.forked = self._copying
         self.carry["messages"] += 1
         self.out.append(m)
@@ -251,8 +278,7 @@ class Builder:
             m = Message("meta", e.line, obj, timestamp=_ts(obj))
             self._emit(m)
             self._last_meta = m
-        m.lines.append(e.line)
-        m.blocks.append(("entry", (e.line, obj, e.size)))
+        _add_row(m, e, obj)
 
     def _context(self, e: Entry, obj: dict) -> None:
         # One folded block per turn: what Claude Code told the model (system prompt, CLAUDE.md, the
@@ -262,8 +288,7 @@ class Builder:
             m = Message("context", e.line, obj, timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
             self._emit(m)
             self._turn_context = m
-        m.lines.append(e.line)
-        m.blocks.append(("entry", (e.line, obj, e.size)))
+        _add_row(m, e, obj)
 
     def _assistant(self, e: Entry, obj: dict) -> None:
         msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
@@ -414,6 +439,17 @@ def set_summary_title(carry: dict, text: str | None) -> None:
         carry["titles"]["summary"] = text
     else:
         carry["titles"].pop("summary", None)
+
+
+def _add_row(m: Message, e: Entry, obj: dict) -> None:
+    """One more line of a folded note: a row of its own, or past ``FOLD_ROWS`` counted (model.folds)."""
+    if len(m.blocks) < folds.FOLD_ROWS:
+        m.lines.append(e.line)
+        m.blocks.append(("entry", (e.line, obj, e.size)))
+        return
+    if m.run is None:
+        m.run = folds.new_run(e)
+    folds.count(m.run, e, folds.line_type(obj))
 
 
 def title_of(carry: dict) -> str | None:

@@ -25,9 +25,12 @@ class Page:
 
 
 def _continues(b: Builder, e: Entry) -> bool:
-    """Does this line continue an assistant message already on the open page?"""
+    """Does this line continue an assistant message already on the open page, or a fold of empty or
+    malformed lines (model.folds: one message however many lines)?"""
     obj = e.obj
-    if obj is None or obj.get("type") != "assistant":
+    if not obj:
+        return b.joins_run(e)
+    if obj.get("type") != "assistant":
         return False
     msg = obj.get("message")
     mid = msg.get("id") if isinstance(msg, dict) else None

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from ccreport.layout import page_name
 from ccreport.model.messages import Message, ToolResult
-from ccreport.render import conventions, notes, runs, teammates, tools
+from ccreport.render import conventions, folds, notes, runs, teammates, tools
 from ccreport.render.blocks import document_html, fmt_time, image_html, json_block, unknown_block
 from ccreport.render.context import RenderContext
 from ccreport.model.text import cut_words
@@ -209,9 +209,9 @@ def _render_meta(m: Message, ctx: RenderContext) -> str:
         counts[t] = counts.get(t, 0) + 1
         rows.append(conventions.meta_row(line, obj, size, anchor=line != m.line))
     label = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in counts.items())
-    n = len(m.blocks)
+    n = folds.folded_count(m)
     return (f'<div class="msg meta chrome" id="L{m.line}"><details><summary>{n} bookkeeping line{"s" if n > 1 else ""}: '
-            f'{esc(label)}</summary>{"".join(rows)}</details></div>')
+            f'{esc(label)}</summary>{"".join(rows)}{folds.more_rows(m)}</details></div>')
 
 
 def _render_fork(m: Message, ctx: RenderContext) -> str:
@@ -236,6 +236,12 @@ def _render_malformed(m: Message, ctx: RenderContext) -> str:
     return (f'<article class="msg malformed" id="L{m.line}">{_header("Malformed line", m)}'
             f'<div class="body"><p class="note err">Line {m.line} could not be read: {esc(m.error or "")}{more}</p>'
             f'{pre(raw, ansi=False)}</div></article>')
+
+
+def _render_malformed_run(m: Message, ctx: RenderContext) -> str:
+    """Malformed lines past the first few of a run: one message (model.folds)."""
+    return (f'<article class="msg malformed" id="L{m.line}"{folds.covers(m)}>{_header("Malformed lines", m)}'
+            f'<div class="body">{folds.malformed_run_body(m)}</div></article>')
 
 
 def _render_other(m: Message, ctx: RenderContext) -> str:
@@ -264,7 +270,8 @@ def _render_system(m: Message, ctx: RenderContext) -> str:
 _RENDERERS = {"user": _render_user, "assistant": _render_assistant, "meta": _render_meta, "fork": _render_fork,
               "context": lambda m, ctx: notes.context_html(m), "notice": lambda m, ctx: notes.notice_html(m),
               "system": _render_system,
-              "malformed": _render_malformed, "result": _render_result, "other": _render_other}
+              "malformed": _render_malformed, "result": _render_result, "other": _render_other,
+              "empty": lambda m, ctx: folds.empty_html(m), "malformed_run": _render_malformed_run}
 
 
 def local_date(ts: str | None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ccreport.model.text import to_text
 from ccreport.render.blocks import fmt_time, kv_table
 from ccreport.render.checklist import checklist
+from ccreport.render.folds import folded_count, more_rows
 from ccreport.render.markup import ansi_to_html, esc, human_size, pre, source_fold
 
 # The context attachments (model.kinds.CONTEXT_ATTACHMENTS) by what a reader would call them.
@@ -92,10 +93,11 @@ def context_html(m) -> str:
         rows.append(f'<div class="metarow"{rid}><span class="dim">L{line}</span> <b>{esc(label)}</b> '
                     f'<span class="dim">({esc(t)}, {human_size(size)})</span>{body}'
                     f'{fields_table(att, ("type", key))}{rendered_fold(obj)}</div>')
-    n = len(rows)
+    n = folded_count(m)
+    total += m.run["bytes"] if m.run is not None else 0
     return (f'<div class="msg meta context" id="L{m.line}"><details><summary>Context given to the model: '
             f'{esc(", ".join(labels))} <span class="dim">({n} line{"s" if n > 1 else ""}, {human_size(total)})</span>'
-            f'</summary>{"".join(rows)}</details></div>')
+            f'</summary>{"".join(rows)}{more_rows(m)}</details></div>')
 
 
 def notice_html(m) -> str:

@@ -259,6 +259,16 @@ class MdRenderer:
     def _malformed(self, m: Message):
         yield Block([Code(m.raw or "")], f"Malformed line {m.line}: {m.error or ''}")
 
+    def _empty(self, m: Message):  # a run of {} and blank lines: one counted line (model.folds)
+        r = m.run
+        yield Block([Raw(f"*{r['count']:,} empty line(s), lines {r['first']:,}–{r['last']:,}.*\n\n")])
+
+    def _malformed_run(self, m: Message):  # malformed lines past the first few of a run (model.folds)
+        r = m.run
+        names = ", ".join(f"{k} ×{v:,}" for k, v in r["names"].items())
+        shown = "" if r["raw_lines"] == r["count"] else f", the first {r['raw_lines']:,} shown"
+        yield Block([Code(r["raw"])], f"{r['count']:,} malformed lines {r['first']:,}–{r['last']:,}{shown}: {names}")
+
     def _other(self, m: Message):
         t = _s((m.entry or {}).get("type"))
         yield Block([Code(_json(m.entry), "json")], f"Entry of type {t or '?'} (line {m.line})")

@@ -102,7 +102,8 @@ def test_tail_caps_each_entry_it_prints(home, monkeypatch):
 
 def test_tail_stops_at_its_budget_and_says_the_rest_was_left_out(home, monkeypatch):
     monkeypatch.setattr(tail_mod, "ENTRY_CAP", 8192)
-    monkeypatch.setattr(tail_mod, "BUDGET", 8192 + 600)  # the cut line's cost, and a little more
+    # Room for the two newest as they print (~0.8 KB), not for the cut line's 1 KiB preview too.
+    monkeypatch.setattr(tail_mod, "BUDGET", tail_mod.HEADROOM + 1000)
     data = json.loads(_run("tail", "--home", home, "--json", "-n", "0", SID))
     assert data["totalLines"] == 4 and data["truncated"] is True
     assert [e.get("uuid") for e in data["entries"]] == ["a1", "u3"]  # the newest, as many as fit

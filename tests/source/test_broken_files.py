@@ -102,7 +102,8 @@ def test_malformed_lines_say_why(broken_site):
     bu = page_text(session_folder(site, "bad-utf8") / "page-0001.html")
     assert "quest\ufffd\ufffdion 0 of bu" in bu  # replaced, the line kept
     assert "raw bytes that are not UTF-8" in bu
-    assert "Line 3 could not be read" in page_text(session_folder(site, "blank-lines") / "page-0001.html")
+    # Blank lines are empty ones: folded into one counted row (model.folds), not three malformed lines.
+    assert "3 empty lines (lines 1–3, 4 B: blank ×3)" in page_text(session_folder(site, "blank-lines") / "page-0001.html")
     overview = page_text(session_folder(site, "array-number") / "index.html")
     assert "Malformed" in overview
 
