@@ -73,19 +73,30 @@ def has_controls(text: str) -> bool:
 
 
 INVISIBLE_SHOWN = {ord(c): _PICTURES[ord(c)] for c in INVISIBLE}
+# A zero-width joiner between two pictographs joins an emoji sequence (👩‍💻, 🏳️‍🌈): it is how the
+# emoji is written, not a hidden character, and stays as it is.
+_PICTOGRAPH = "☀-➿⬀-⯿🀀-🫿"
+_EMOJI_JOINER = re.compile(f"(?<=[{_PICTOGRAPH}️])‍(?=[{_PICTOGRAPH}])")
+
+
+def _shown(text: str, table: dict) -> str:
+    """str.translate, but an emoji sequence's joiners kept (rare: only text holding U+200D looks)."""
+    if "\u200d" in text and _EMOJI_JOINER.search(text):
+        return "\u200d".join(part.translate(table) for part in _EMOJI_JOINER.split(text))
+    return text.translate(table)
 
 
 def show_invisible(text: str) -> str:
     """``text`` with its bidi controls and zero-width characters as their code points (⟨U+202E⟩),
     the rest as it is: for terminal output and Markdown, which show the other controls their own way."""
-    return text if text.isprintable() or _INVISIBLE_CHARS.search(text) is None else text.translate(INVISIBLE_SHOWN)
+    return text if text.isprintable() or _INVISIBLE_CHARS.search(text) is None else _shown(text, INVISIBLE_SHOWN)
 
 
 def show_controls(text: str) -> str:
     """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
     if not has_controls(text):
         return text
-    return type(text)(str.translate(text, _PICTURES))
+    return type(text)(_shown(str(text), _PICTURES))
 
 
 def esc(value) -> str:
@@ -97,7 +108,7 @@ def esc(value) -> str:
         value = str(value) if isinstance(value, str) else to_text(value)
     # (isprintable: a fast C scan that clears most short strings; one with a newline is searched)
     if not value.isprintable() and has_controls(value):
-        value = value.translate(_PICTURES)
+        value = _shown(value, _PICTURES)
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
 

@@ -30,3 +30,12 @@ def test_esc_of_non_strings_and_markup():
     # a Markup value is escaped as the text it holds, never double-escaped by Markup.replace
     assert markup.esc(Markup("a<b")) == "a&lt;b"
     assert type(markup.esc(Markup("x"))) is str
+
+
+def test_an_emoji_sequence_keeps_its_joiners_and_a_hidden_joiner_shows():
+    from ccreport.render.markup import esc, show_controls, show_invisible
+
+    for seq in ("👩\u200d💻", "🏳️\u200d🌈", "👨\u200d👩\u200d👧"):
+        assert show_controls(f"a {seq} b") == f"a {seq} b" and show_invisible(seq) == seq and esc(seq) == seq
+    assert show_controls("pay\u200dpal") == "pay⟨U+200D⟩pal" and show_invisible("x\u200d\u202ey") == "x⟨U+200D⟩⟨U+202E⟩y"
+    assert show_controls("👩\u200d\u202e💻") == "👩⟨U+200D⟩⟨U+202E⟩💻"  # a joiner before a control is no emoji's
