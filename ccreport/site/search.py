@@ -337,11 +337,17 @@ def _chained(before: str, docs: list) -> str:
 
 
 def filter_terms(doc: list) -> list[str]:
-    """The filters' terms of a document: a tool call's tool name and file name."""
+    """The filters' terms of a document: a tool call's tool name, file name and is:error when it failed."""
     if doc[0] != "t":
         return []
-    name, _, path = doc[3].partition("\t")
-    return [f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}"] if path else [f"tool:{name.lower()}"]
+    name, _, rest = doc[3].partition("\t")
+    path, _, flag = rest.partition("\t")
+    out = [f"tool:{name.lower()}"]
+    if path:
+        out.append(f"file:{path.rsplit('/', 1)[-1].lower()}")
+    if flag:
+        out.append("is:error")
+    return out
 
 
 def doc_terms(doc: list) -> list[str]:

@@ -24,7 +24,7 @@ from ccreport.site import searchfiles
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_script
 from ccreport.site.write import Writer, remove
 
-FORMAT = 3  # 3: the pending delta (search/delta.js)
+FORMAT = 4  # 3: the pending delta (search/delta.js); 4: whole texts, is:error, models in unit metadata
 # A full build's postings held in the main process before a spill (Fresh). On a 1 GB home the main
 # process peaked at 170 MB while sessions rendered (32 MB: 209 MB; without the index: 160 MB).
 SPILL_BYTES = 4 << 20
@@ -179,6 +179,11 @@ def unit_keys(sessions: dict) -> dict[str, tuple]:
     return {unit_key(p, sid, tid): (p, sid, tid) for (p, sid), st in sessions.items() for tid in st.transcripts}
 
 
+def _models(info) -> list[str]:
+    """The models a session's answers came from (the model: filter)."""
+    return sorted(m for m in ((info.usage_report or {}).get("by_model") or {}) if not m.startswith("("))
+
+
 def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: dict, deleted: list,
                only: set | None = None) -> None:
     """Unit metadata by key prefix (``only``: the prefixes whose units changed; None: all), and the
@@ -192,7 +197,7 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
                 continue
             label = "" if tid == "main" else (t.summary.description or t.summary.agent_type or t.summary.label or tid)
             groups.setdefault(key[:2], {})[key] = [url, st.info.title or sid, p, sid, label,
-                                                   st.info.first_ts or "", st.info.last_ts or ""]
+                                                   st.info.first_ts or "", st.info.last_ts or "", _models(st.info)]
     for prefix in (f"{i:02x}" for i in range(256)):
         rel = search_units(prefix)
         if only is not None and prefix not in only:

@@ -42,13 +42,14 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR, turns_state_dir
 
+# 12: search documents hold whole texts and a failed call's flag (the records' digests change);
 # 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 11
+FORMAT = 12
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the
