@@ -52,28 +52,39 @@
     while (walk.nextNode()) nodes.push(walk.currentNode);
     nodes.forEach(function (n) {
       var text = n.nodeValue, lower = text.toLowerCase();
-      if (!words.some(function (w) { return lower.indexOf(w) >= 0; })) return;
+      if (!words.some(function (w) { return lower.indexOf(w.replace(/\*$/, "")) >= 0; })) return;
       var frag = document.createDocumentFragment();
       appendMarked(frag, text, words, "hit-mark");
       n.parentNode.replaceChild(frag, n);
     });
   }
 
-  // ``text`` appended to ``parent`` as text nodes, each of ``words`` (lower case) in a <mark>
-  // (never innerHTML: the text is the transcript's). Shared with search.js's snippets through
-  // window.ccreport: both are classic scripts (file:// has no modules), app.js loaded first.
+  // ``text`` appended to ``parent`` as text nodes, each whole word that is one of ``words`` (lower
+  // case terms as search.js makes them; "conf*": a completed word, marks the words it starts) in a
+  // <mark>: never a piece of a longer word ("py" not inside "pycache"). Never innerHTML: the text
+  // is the transcript's. Shared with search.js's snippets through window.ccreport: both are
+  // classic scripts (file:// has no modules), app.js loaded first.
+  var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
   function appendMarked(parent, text, words, className) {
-    var lower = text.toLowerCase(), pos = 0;
-    while (pos < text.length) {
-      var at = -1, len = 0;
-      words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
-      if (at < 0) break;
-      parent.appendChild(document.createTextNode(text.slice(pos, at)));
-      var m = document.createElement("mark");
-      if (className) m.className = className;
-      m.textContent = text.slice(at, at + len);
-      parent.appendChild(m);
-      pos = at + len;
+    var exact = {}, prefixes = [], inside = [], re = /[\p{L}\p{N}_]+/gu, pos = 0, m;
+    words.forEach(function (w) {
+      var star = w.slice(-1) === "*", bare = star ? w.slice(0, -1) : w;
+      if (!bare) return;
+      if (CJK.test(bare)) inside.push(bare);  // CJK terms are pairs of characters inside a run
+      else if (star) prefixes.push(bare);
+      else exact[bare] = true;
+    });
+    while ((m = re.exec(text))) {
+      var tok = m[0].toLowerCase(), head = Array.from(tok).slice(0, 40).join("");
+      var hit = exact[head] === true || prefixes.some(function (p) { return tok.indexOf(p) === 0; }) ||
+        inside.some(function (c) { return tok.indexOf(c) >= 0; });
+      if (!hit) continue;
+      parent.appendChild(document.createTextNode(text.slice(pos, m.index)));
+      var mk = document.createElement("mark");
+      if (className) mk.className = className;
+      mk.textContent = m[0];
+      parent.appendChild(mk);
+      pos = m.index + m[0].length;
     }
     parent.appendChild(document.createTextNode(text.slice(pos)));
   }

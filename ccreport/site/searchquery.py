@@ -413,13 +413,23 @@ def first_match(text: str, words: list[tuple[str, bool]]) -> int:
     return -1
 
 
-def snippet(text: str, words: list[tuple[str, bool]]) -> str:
-    at = max(first_match(text, words), 0)
+def phrase_at(text: str, phrase: list[str]) -> int:
+    """Where the phrase first starts in ``text`` (-1: nowhere)."""
+    spots = [(m.start(), t) for m in _WORDS.finditer(text) for t in terms(m.group())]
+    n = len(phrase)
+    return next((spots[i][0] for i in range(len(spots) - n + 1)
+                 if [t for _, t in spots[i:i + n]] == phrase), -1)
+
+
+def snippet(text: str, words: list[tuple[str, bool]], phrases: list | None = None) -> str:
+    """The text around the first phrase (or the first marked word), spaces collapsed."""
+    at = phrase_at(text, phrases[0]) if phrases else -1
+    at = at if at >= 0 else max(first_match(text, words), 0)
     start = max(0, at - 60)
     return " ".join(text[start:start + SNIPPET * 2].split())[:SNIPPET]
 
 
-def to_hit(ix: SiteIndex, hit: str, words: list) -> SearchHit | None:
+def to_hit(ix: SiteIndex, hit: str, words: list, phrases: list | None = None) -> SearchHit | None:
     key = hit.split(":")[0]
     ix.need_units([key[:2]])
     u, d = ix.units.get(key), ix.doc(hit)
@@ -428,7 +438,7 @@ def to_hit(ix: SiteIndex, hit: str, words: list) -> SearchHit | None:
     if d is None:  # a unit with no message (a filter's listing): its session
         return SearchHit(u[3], ix.project_title(u[2]), u[1], u[0], "prompt", "", _when(u))
     return SearchHit(u[3], ix.project_title(u[2]), u[1], u[0] + d[1], KIND_NAMES.get(d[0], "tool"),
-                     snippet(d[4], words), d[2] or "")
+                     snippet(d[4], words, phrases), d[2] or "")
 
 
 def search_site(site: Path, query: str, limit: int = 20) -> list[SearchHit]:
@@ -444,7 +454,7 @@ def search_site(site: Path, query: str, limit: int = 20) -> list[SearchHit]:
     for hit in page_order(run_query(ix, q)):
         if len(out) >= limit:
             break
-        h = to_hit(ix, hit, words)
+        h = to_hit(ix, hit, words, q.phrases)
         if h is not None:
             out.append(h)
     return out

@@ -132,6 +132,16 @@ def _result_text(content: Any) -> str:
     return ""
 
 
+def _patch_text(extra: Any) -> str:
+    """The lines of the diff an Edit or Write shows (its recorded structuredPatch: the changed lines
+    and the file's lines around them, which the call's input does not hold)."""
+    patch = extra.get("structuredPatch") if isinstance(extra, dict) else None
+    if not isinstance(patch, list):
+        return ""
+    lines = [x for h in patch if isinstance(h, dict) and isinstance(h.get("lines"), list) for x in h["lines"]]
+    return "\n" + "\n".join(x for x in lines if isinstance(x, str))
+
+
 def tool_field(name: str, path: str, failed: bool) -> str:
     """A tool call document's fourth field: "name\tfile path", with "\t!" when the call failed
     (is:error)."""
@@ -160,7 +170,7 @@ def _assistant_docs(m: Message, url: str, ts: str) -> list[list]:
         text = call.name + " " + _strings(call.input)
         anchor, failed = call.line, False
         if call.result is not None:
-            text += "\n" + _result_text(call.result.content)
+            text += "\n" + _result_text(call.result.content) + _patch_text(call.result.extra)
             anchor = call.result.line  # the result's block carries this id inside the call's <details>
             failed = call.result.is_error
         docs.append(["t", url + str(anchor), ts, tool_field(call.name, file_of(call.input), failed), text])

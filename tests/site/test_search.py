@@ -15,7 +15,6 @@ from ccreport.site import searchdelta, searchfiles, searchindex
 from ccreport.site.searchfiles import EMPTY_DELTA
 from ccreport.site.search import shard_of
 from ccreport.site.search import unit_key
-from ccreport.site.searchtext import CAPS
 from ccreport.source.home import discover
 from searchhelp import Oracle, corpus_queries, index_terms, oracle_terms, read_session, top_is_best, unit_docs
 from util import assistant, make_home, tool_result, user
@@ -55,12 +54,13 @@ def test_documents_and_postings(tmp_path, build_site):
     grep, read = docs[3], docs[4]
     assert grep[1] == "page-0001.html#L4" and grep[3] == "Grep\t" and "narwhal" in grep[4]
     assert 'id="L4"' in (out / "p/-home-u-proj/s1/page-0001.html").read_text()  # the result's own line
-    assert read[3] == "Read\t/src/big.py" and "BIGEND" not in read[4]
-    assert len(read[4]) <= CAPS["tool_input"] + CAPS["tool_result"] + 20
+    # Whole texts: the end of a 10,000-character result is indexed too (issue 25).
+    assert read[3] == "Read\t/src/big.py" and read[4].endswith("BIGEND")
     idx = index_terms(out)
     assert idx["zebra"] == {key: [(0, 0, idx["zebra"][key][0][2])]}
     assert [p[:2] for p in idx["quokka"][key]] == [(2, 2)]  # thinking is its own kind
     assert [p[0] for p in idx["tool:grep"][key]] == [3] and [p[0] for p in idx["file:big.py"][key]] == [4]
+    assert [p[0] for p in idx["bigend"][key]] == [4] and "is:error" not in idx
     units = (out / f"search/u/{key[:2]}.js").read_text()
     assert '"p/-home-u-proj/s1/"' in units and '"-home-u-proj"' in units
     assert '"dir":"-home-u-proj"' in (out / "search/manifest.js").read_text()
