@@ -12,7 +12,7 @@
   // A match in a prompt or an answer outranks the same match in thinking or tool output.
   var KIND_FACTOR = [1.0, 1.0, 0.6, 0.4];
   var POSTING_FILTERS = ["tool", "file", "is"], META_FILTERS = ["project", "session", "model", "after", "before"];
-  var SHARDS = 1024, BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  var BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
   var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
   var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;
@@ -77,7 +77,7 @@
     var key = term.indexOf(":") >= 0 ? term : Array.from(term).slice(0, 3).join("");
     var h = 0x811c9dc5, bytes = new TextEncoder().encode(key);
     for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
-    return h % SHARDS;
+    return h % manifest.shards;
   }
 
   function idf(df) { var n = 1e6; return Math.log(1 + (n - df + 0.5) / (df + 0.5)); }
@@ -301,7 +301,7 @@
     if (!allows) {
       if (!hasMeta(f)) return Promise.resolve([]);
       var all = [];
-      for (var i = 0; i < 256; i++) all.push((i < 16 ? "0" : "") + i.toString(16));
+      for (var i = 0; i < 16; i++) all.push(i.toString(16));
       ready = needUnits(all).then(function () { for (var k in units) pick[k] = [0]; });
     } else {
       if (!f.kind || f.kind[0].toLowerCase() === "t") for (var key in allows[0]) {
@@ -329,7 +329,7 @@
 
   function needUnits(keys) {
     var want = {};
-    keys.forEach(function (k) { want[k.slice(0, 2)] = 1; });
+    keys.forEach(function (k) { want[k.slice(0, 1)] = 1; });  // (searchindex.units_file)
     return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
   }
 

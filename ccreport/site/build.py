@@ -350,6 +350,6 @@ def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
               if key in run.indexed}
     # (prompts-only sessions are no jobs: their few units are all looked at, written when they differ)
     changed = gone | set(searchindex.unit_keys(redone)) | {unit_key(p, sid, "main") for p, sid in run.prompts_only}
-    only = None if full else {k[:2] for k in changed}
+    only = None if full else {searchindex.units_file(k) for k in changed}
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
                            run.res.deleted, only)

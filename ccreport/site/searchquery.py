@@ -13,6 +13,7 @@ from pathlib import Path
 from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_shard
 from ccreport.site.search import read_doc_script, shard_of
 from ccreport.site.searchfiles import block_head, in_blocks, load_script, shard_head
+from ccreport.site.searchindex import UNIT_FILES, units_file
 from ccreport.site.searchtext import terms
 
 KIND_NAMES = {"p": "prompt", "a": "answer", "h": "thinking", "t": "tool"}
@@ -308,7 +309,7 @@ def _meta_ok(f: dict, u: list | None) -> bool:
 def _meta_filter(ix: SiteIndex, f: dict, found: list[Found]) -> list[Found]:
     if not any(f[k] for k in META_FILTERS):
         return found
-    ix.need_units(s.hits[0][:2] for s in found)
+    ix.need_units(units_file(s.hits[0]) for s in found)
     return [s for s in found if _meta_ok(f, ix.units.get(s.hits[0].split(":")[0]))]
 
 
@@ -351,14 +352,14 @@ def _listing(ix: SiteIndex, f: dict, allows: list | None) -> list[Found]:
     if allows is None:
         if not any(f[k] for k in META_FILTERS):
             return []
-        ix.need_units(f"{i:02x}" for i in range(256))
+        ix.need_units(UNIT_FILES)
         units = {key: [0] for key in ix.units}
     elif not f["kind"] or f["kind"][:1].lower() == "t":
         for key, docs in allows[0].items():
             kept = sorted((d for d in docs if all(d in a.get(key, ()) for a in allows[1:])), reverse=True)
             if kept:
                 units[key] = kept
-    ix.need_units(key[:2] for key in units)
+    ix.need_units(units_file(key) for key in units)
     sessions: dict[str, list] = {}
     for key in sorted(units):
         if _meta_ok(f, ix.units.get(key)):
@@ -431,7 +432,7 @@ def snippet(text: str, words: list[tuple[str, bool]], phrases: list | None = Non
 
 def to_hit(ix: SiteIndex, hit: str, words: list, phrases: list | None = None) -> SearchHit | None:
     key = hit.split(":")[0]
-    ix.need_units([key[:2]])
+    ix.need_units([units_file(key)])
     u, d = ix.units.get(key), ix.doc(hit)
     if not u:
         return None

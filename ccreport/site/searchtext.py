@@ -87,6 +87,29 @@ def counts(text: str) -> tuple[Counter, int]:
     return c, len(words) + len(rest)
 
 
+# Texts that repeat (a file read again, a sub-agent's prompt that is its Task call's input, a tool
+# output seen twice) are tokenized once: their counts are kept by text, for texts of REPEAT_MIN
+# characters or more (a short one costs less to count than to look up), REPEAT_CHARS of them at
+# most (then the memory starts again: a bound on what a worker holds).
+REPEAT_MIN, REPEAT_CHARS = 256, 8 << 20
+_SEEN: dict[str, tuple[Counter, int]] = {}
+_seen_chars = [0]
+
+
+def counts_once(text: str) -> tuple[Counter, int]:
+    """counts(text), from the texts already counted when it is one of them (never changed by the caller)."""
+    if len(text) < REPEAT_MIN:
+        return counts(text)
+    got = _SEEN.get(text)
+    if got is None:
+        if _seen_chars[0] + len(text) > REPEAT_CHARS:
+            _SEEN.clear()
+            _seen_chars[0] = 0
+        got = _SEEN[text] = counts(text)
+        _seen_chars[0] += len(text)
+    return got
+
+
 def weight(n: int, length: int) -> int:
     norm = K1 * (1 - B + B * length / AVG_LEN)
     return max(1, min(LEVELS, round(LEVELS * (n * (K1 + 1) / (n + norm)) / (K1 + 1))))

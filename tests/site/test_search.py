@@ -61,7 +61,7 @@ def test_documents_and_postings(tmp_path, build_site):
     assert [p[:2] for p in idx["quokka"][key]] == [(2, 2)]  # thinking is its own kind
     assert [p[0] for p in idx["tool:grep"][key]] == [3] and [p[0] for p in idx["file:big.py"][key]] == [4]
     assert [p[0] for p in idx["bigend"][key]] == [4] and "is:error" not in idx
-    units = (out / f"search/u/{key[:2]}.js").read_text()
+    units = (out / f"search/u/{key[:1]}.js").read_text()
     assert '"p/-home-u-proj/s1/"' in units and '"-home-u-proj"' in units
     assert '"dir":"-home-u-proj"' in (out / "search/manifest.js").read_text()
 
@@ -122,7 +122,7 @@ def test_an_append_writes_the_delta_not_the_shards(tmp_path, build_site):
     res = build_site(home, out)
     key = unit_key("-p", "s7", "main")
     written = _search_written(res, out)
-    assert set(written) == {SEARCH_DELTA, f"search/d/{key}-0.js", f"search/u/{key[:2]}.js"}
+    assert set(written) == {SEARCH_DELTA, f"search/d/{key}-0.js", f"search/u/{key[:1]}.js"}
     assert shard_bytes > 200_000 and sum(written.values()) < 6_000 and written[SEARCH_DELTA] < 2_000
     assert _delta(out)["cuts"] == {key: 0} and set(_delta(out)["terms"]) >= {"more", "shared", words[7 * 40]}
     assert list(index_terms(out)["more"]) == [key]

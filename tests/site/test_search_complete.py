@@ -28,7 +28,7 @@ def _found(ix: SiteIndex, phrase: list[str], line) -> bool:
     """The phrase's query has a hit that opens the message holding it (every candidate checked)."""
     for s in run_query(ix, parse('"' + " ".join(phrase) + '"', strict=False), checks=None):
         for hit in s.hits:
-            ix.need_units([hit[:2]])
+            ix.need_units([hit[:1]])
             u, d = ix.units.get(hit.split(":")[0]), ix.doc(hit)
             if u and d and opens(u[0] + d[1], line):
                 return True
@@ -88,7 +88,7 @@ def test_the_page_finds_what_python_finds(corpus_site, phrases, browser):
 
 
 def _url(ix: SiteIndex, hit: str) -> str:
-    ix.need_units([hit[:2]])
+    ix.need_units([hit[:1]])
     return ix.units[hit.split(":")[0]][0] + ix.doc(hit)[1]
 
 
@@ -114,7 +114,7 @@ def test_the_search_box_opens_a_phrase_deep_in_a_tool_result(corpus_site, browse
 
 def _tool_docs(site: Path, ix: SiteIndex, pred) -> dict[str, set]:
     """session key → the hits ("unit:doc") of the tool documents ``pred`` keeps (read back)."""
-    ix.need_units(f"{i:02x}" for i in range(256))
+    ix.need_units(f"{i:x}" for i in range(16))
     out: dict[str, set] = {}
     for key in ix.units:
         for no, d in enumerate(unit_docs(site, key)):
