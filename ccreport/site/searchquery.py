@@ -251,7 +251,7 @@ def _allowed(ix: SiteIndex, f: dict) -> list[dict] | None:
 
 
 def _restrict(f: dict, allows: list | None):
-    kind = KIND_CODES.get(f["kind"][:1].lower()) if f["kind"] else None
+    kind = KIND_CODES.get(f["kind"][:1]) if f["kind"] else None
 
     def ok(key: str, doc: int, k: int) -> bool:
         if kind is not None and k != kind:
