@@ -13,9 +13,12 @@ from typing import Any
 
 from ccreport.layout import url_name
 from ccreport.model.messages import Message
+from ccreport.render.markup import RENDER_MAX
 
-# Every character a message shows is indexed (no cap: an error message deep in a pytest output
-# must be found; docs/search.md gives the cost).
+# Every character a message shows is indexed (an error message deep in a pytest output must be
+# found; docs/search.md gives the cost): each text whole up to what a page shows of it (RENDER_MAX,
+# a million characters), not beyond (a 40 MB line would cost the build its memory bound).
+SHOWN = RENDER_MAX
 KINDS = {"p": 0, "a": 1, "h": 2, "t": 3}  # prompt, answer, thinking, tool call (2 bits of a posting)
 WBITS = 6  # a posting's BM25 weight, quantized to 1..LEVELS
 LEVELS = (1 << WBITS) - 1
@@ -144,14 +147,14 @@ def _strings(value: Any) -> str:
             stack.extend(reversed([x for k, x in v.items() if k not in ("source", "signature", "data")]))
         elif isinstance(v, list):
             stack.extend(reversed(v))
-    return " ".join(out)
+    return " ".join(out)[:SHOWN]
 
 
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
-        return content
+        return content[:SHOWN]
     if isinstance(content, list):
-        return "\n".join(b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        return "\n".join(b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))[:SHOWN]
     return ""
 
 
@@ -182,11 +185,11 @@ def file_of(value: Any) -> str:
 
 def _assistant_docs(m: Message, url: str, ts: str) -> list[list]:
     docs: list[list] = []
-    text = "\n".join(p for t, p in m.blocks if t == "text" and isinstance(p, str) and p)
+    text = "\n".join(p for t, p in m.blocks if t == "text" and isinstance(p, str) and p)[:SHOWN]
     if text.strip():
         docs.append(["a", url + str(m.line), ts, "", text])
     thinking = "\n".join(p["thinking"] for t, p in m.blocks if t == "thinking" and isinstance(p, dict)
-                         and isinstance(p.get("thinking"), str))
+                         and isinstance(p.get("thinking"), str))[:SHOWN]
     if thinking.strip():
         docs.append(["h", url + str(m.line), ts, "", thinking])
     for call in m.calls:
@@ -207,7 +210,7 @@ def message_docs(m: Message, prefix: str) -> list[list]:
     url = prefix + "#L"
     if m.kind == "user":
         text = " ".join(b[1] for b in m.blocks if b[0] == "text" and isinstance(b[1], str))
-        return [["p", url + str(m.line), ts, "", text]] if text.strip() else []
+        return [["p", url + str(m.line), ts, "", text[:SHOWN]]] if text.strip() else []
     if m.kind == "assistant":
         return _assistant_docs(m, url, ts)
     if m.kind == "result":  # one block: ("tool_result", the result)
