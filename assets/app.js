@@ -70,7 +70,7 @@
     while (walk.nextNode()) nodes.push(walk.currentNode);
     nodes.forEach(function (n) {
       var text = n.nodeValue, lower = text.toLowerCase();
-      if (!words.some(function (w) { return lower.indexOf(w) >= 0; })) return;
+      if (!words.some(function (w) { return lower.indexOf(w.replace(/\*$/, "")) >= 0; })) return;
       var frag = document.createDocumentFragment();
       appendMarked(frag, text, words, "hit-mark");
       n.parentNode.replaceChild(frag, n);
@@ -81,27 +81,39 @@
   // Control Picture (NUL → ␀), a bidi control or zero-width character as its code point (⟨U+202E⟩),
   // so no hit's title or snippet is shown reversed or hidden.
   var CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
-  var INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+  // (a zero-width joiner between two pictographs joins an emoji sequence, 👩‍💻: kept, as the pages do)
+  var INVISIBLE = /[\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|\u200d(?![\u2600-\u27bf\u2b00-\u2bff\u{1f000}-\u{1faff}])|(?<![\u2600-\u27bf\u2b00-\u2bff\u{1f000}-\u{1faff}\ufe0f])\u200d/gu;
   function visible(text) {
     return text.replace(CONTROLS, function (c) { return c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)); })
       .replace(INVISIBLE, function (c) { return "\u27e8U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "\u27e9"; });
   }
 
-  // ``text`` appended to ``parent`` as text nodes, each of ``words`` (lower case) in a <mark>
-  // (never innerHTML: the text is the transcript's). Shared with search.js's snippets through
-  // window.ccreport: both are classic scripts (file:// has no modules), app.js loaded first.
+  // ``text`` appended to ``parent`` as text nodes, each whole word that is one of ``words`` (lower
+  // case terms as search.js makes them; "conf*": a completed word, marks the words it starts) in a
+  // <mark>: never a piece of a longer word ("py" not inside "pycache"). Never innerHTML: the text
+  // is the transcript's. Shared with search.js's snippets through window.ccreport: both are
+  // classic scripts (file:// has no modules), app.js loaded first.
+  var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
   function appendMarked(parent, text, words, className) {
-    var lower = text.toLowerCase(), pos = 0;
-    while (pos < text.length) {
-      var at = -1, len = 0;
-      words.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
-      if (at < 0) break;
-      parent.appendChild(document.createTextNode(visible(text.slice(pos, at))));
-      var m = document.createElement("mark");
-      if (className) m.className = className;
-      m.textContent = visible(text.slice(at, at + len));
-      parent.appendChild(m);
-      pos = at + len;
+    var exact = {}, prefixes = [], inside = [], re = /[\p{L}\p{N}_]+/gu, pos = 0, m;
+    words.forEach(function (w) {
+      var star = w.slice(-1) === "*", bare = star ? w.slice(0, -1) : w;
+      if (!bare) return;
+      if (CJK.test(bare)) inside.push(bare);  // CJK terms are pairs of characters inside a run
+      else if (star) prefixes.push(bare);
+      else exact[bare] = true;
+    });
+    while ((m = re.exec(text))) {
+      var tok = m[0].toLowerCase(), head = Array.from(tok).slice(0, 40).join("");
+      var hit = exact[head] === true || prefixes.some(function (p) { return tok.indexOf(p) === 0; }) ||
+        inside.some(function (c) { return tok.indexOf(c) >= 0; });
+      if (!hit) continue;
+      parent.appendChild(document.createTextNode(visible(text.slice(pos, m.index))));
+      var mk = document.createElement("mark");
+      if (className) mk.className = className;
+      mk.textContent = visible(m[0]);
+      parent.appendChild(mk);
+      pos = m.index + m[0].length;
     }
     parent.appendChild(document.createTextNode(visible(text.slice(pos))));
   }

@@ -9,7 +9,10 @@
 (function () {
   "use strict";
   var KIND_NAMES = ["prompt", "answer", "thinking", "tool"], KIND_CODES = { p: 0, a: 1, h: 2, t: 3 };
-  var SHARDS = 1024, BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  // A match in a prompt or an answer outranks the same match in thinking or tool output.
+  var KIND_FACTOR = [1.0, 1.0, 0.6, 0.4];
+  var POSTING_FILTERS = ["tool", "file", "is"], META_FILTERS = ["project", "session", "model", "after", "before"];
+  var BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
   var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
   var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;
@@ -74,21 +77,23 @@
     var key = term.indexOf(":") >= 0 ? term : Array.from(term).slice(0, 3).join("");
     var h = 0x811c9dc5, bytes = new TextEncoder().encode(key);
     for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
-    return h % SHARDS;
+    return h % manifest.shards;
   }
 
   function idf(df) { var n = 1e6; return Math.log(1 + (n - df + 0.5) / (df + 0.5)); }
 
   // ---- the query: words (all must occur in a session), "phrases" and words joined by
   // punctuation (search.py) must occur as written in one message, the last word is completed,
-  // filters: tool:NAME file:NAME session:ID project:DIR after:DATE before:DATE kind:KIND.
+  // filters: tool:NAME file:NAME is:error session:ID project:DIR model:NAME after:DATE before:DATE
+  // kind:KIND (ccreport/site/searchquery.py reads queries the same way).
   function parse(q, opts) {
     var query = { text: q, groups: [], phrases: [], filters: { project: opts.project || "", kind: opts.kind || "",
-      after: opts.after || "", before: opts.before || "", session: "", tool: "", file: "" } };
+      after: opts.after || "", before: opts.before || "", session: "", tool: "", file: "", model: "", is: "" },
+      checks: opts.checks === undefined ? PHRASE_CHECKS : opts.checks };
     var re = /"([^"]*)("|$)|(\S+)/g, m, last = null;
     while ((m = re.exec(q))) {
       if (m[1] != null && m[0][0] === '"') { addPhrase(query, m[1]); last = null; continue; }
-      var word = m[3], f = /^(tool|file|session|project|after|before|kind):(.+)$/i.exec(word);
+      var word = m[3], f = /^(tool|file|session|project|after|before|kind|model|is):(.+)$/i.exec(word);
       if (f) { query.filters[f[1].toLowerCase()] = f[2]; last = null; continue; }
       var ts = terms(word);
       if (ts.length > 1) addPhrase(query, word);
@@ -154,7 +159,7 @@
     for (var i = 0; i < flat.length; i += 2) {
       var key = flat[i], list = flat[i + 1].split(","), docs = into[key] || (into[key] = {}), doc = 0;
       for (var j = 0; j < list.length; j++) {  // each document is a step from the one before
-        var v = parseInt(list[j], 16), kind = (v >> 6) & 3, w = (v & 63) * factor;
+        var v = parseInt(list[j], 16), kind = (v >> 6) & 3, w = (v & 63) * factor * KIND_FACTOR[kind];
         doc += Math.floor(v / 256);
         df++;
         if (restrict && !restrict(key, doc, kind)) continue;
@@ -207,18 +212,20 @@
   // ---- matching and ranking, per session (the first 8 hex digits of a unit key)
   function search(query) {
     var f = query.filters, t0 = performance.now();
-    if (!query.groups.length) return Promise.resolve({ query: query, sessions: [], ms: 0 });
     var pre = [];
-    ["tool", "file"].forEach(function (k) {
+    POSTING_FILTERS.forEach(function (k) {
       var v = k === "file" ? f[k].split("/").pop() : f[k];
       if (v) pre.push(termUnits(k + ":" + v.toLowerCase()).then(function (flat) {
         var allow = {}; decode(flat || [], 1, allow); return allow;
       }));
     });
+    if (!query.groups.length) return Promise.all(pre).then(function (allows) {
+      return listing(f, pre.length ? allows : null);
+    }).then(function (sessions) { return { query: query, sessions: sessions, ms: performance.now() - t0 }; });
     return Promise.all(pre).then(function (allows) {
       var restrict = function (key, doc, kind) {
         if (f.kindCode != null && kind !== f.kindCode) return false;
-        if ((f.tool || f.file) && kind !== 3) return false;
+        if (pre.length && kind !== 3) return false;
         for (var i = 0; i < allows.length; i++) if (!(allows[i][key] || {})[doc]) return false;
         return true;
       };
@@ -256,7 +263,7 @@
         score += best * g.idf;
       }
       if (!ok) return;
-      var hits = Object.keys(docs).sort(function (a, b) { return docs[b] - docs[a] || (a < b ? -1 : 1); });
+      var hits = Object.keys(docs).sort(function (a, b) { return docs[b] - docs[a] || (a < b ? -1 : a > b ? 1 : 0); });
       out.push({ key: sk, score: score, top: docs[hits[0]], hits: hits, docScore: docs });
     });
     out.sort(function (a, b) { return b.score - a.score || b.top - a.top || (a.key < b.key ? -1 : 1); });
@@ -268,23 +275,61 @@
   // Project, session and date filters need each session's metadata (search/u/).
   function sessionFilters(query, sessions) {
     var f = query.filters;
-    if (!(f.project || f.session || f.after || f.before)) return Promise.resolve(sessions);
+    if (!hasMeta(f)) return Promise.resolve(sessions);
     return needUnits(sessions.map(function (s) { return s.hits[0].split(":")[0]; })).then(function () {
-      return sessions.filter(function (s) {
-        var u = units[s.hits[0].split(":")[0]];
-        if (!u) return false;
-        if (f.project && u[2] !== f.project && u[2].toLowerCase().indexOf(f.project.toLowerCase()) < 0) return false;
-        if (f.session && u[3].indexOf(f.session) !== 0) return false;
-        if (f.after && (u[6] || "").slice(0, 10) < f.after) return false;
-        if (f.before && (u[5] || "").slice(0, 10) > f.before) return false;
-        return true;
+      return sessions.filter(function (s) { return metaOk(f, units[s.hits[0].split(":")[0]]); });
+    });
+  }
+
+  function hasMeta(f) { return META_FILTERS.some(function (k) { return !!f[k]; }); }
+
+  function metaOk(f, u) {
+    if (!u) return false;
+    if (f.project && u[2] !== f.project && u[2].toLowerCase().indexOf(f.project.toLowerCase()) < 0) return false;
+    if (f.session && u[3].indexOf(f.session) !== 0) return false;
+    if (f.model && !(u[7] || []).some(function (m) { return m.toLowerCase().indexOf(f.model.toLowerCase()) >= 0; })) return false;
+    if (f.after && (u[6] || "").slice(0, 10) < f.after) return false;
+    if (f.before && (u[5] || "").slice(0, 10) > f.before) return false;
+    return true;
+  }
+
+  // A query of filters alone: the sessions they select, newest first, with the messages they
+  // select (each unit's latest first); with no posting filter (tool:, file:, is:), every unit's
+  // first message, from all the unit metadata.
+  function listing(f, allows) {
+    var pick = {}, ready;
+    if (!allows) {
+      if (!hasMeta(f)) return Promise.resolve([]);
+      var all = [];
+      for (var i = 0; i < 16; i++) all.push(i.toString(16));
+      ready = needUnits(all).then(function () { for (var k in units) pick[k] = [0]; });
+    } else {
+      if (!f.kind || f.kind[0].toLowerCase() === "t") for (var key in allows[0]) {
+        var kept = Object.keys(allows[0][key]).map(Number).filter(function (d) {
+          return allows.every(function (a) { return (a[key] || {})[d]; });
+        }).sort(function (a, b) { return b - a; });
+        if (kept.length) pick[key] = kept;
+      }
+      ready = needUnits(Object.keys(pick));
+    }
+    return ready.then(function () {
+      var sessions = {}, latest = {};
+      Object.keys(pick).sort().forEach(function (key) {
+        var u = units[key];
+        if (!metaOk(f, u)) return;
+        var sk = key.slice(0, 8), t = u[6] || u[5] || "";
+        (sessions[sk] = sessions[sk] || []).push.apply(sessions[sk], pick[key].map(function (d) { return key + ":" + d; }));
+        if (latest[sk] == null || t > latest[sk]) latest[sk] = t;
       });
+      return Object.keys(sessions).sort(function (a, b) {
+        return latest[a] < latest[b] ? 1 : latest[a] > latest[b] ? -1 : (a < b ? 1 : a > b ? -1 : 0);
+      }).map(function (sk) { return { key: sk, score: 0, top: 0, hits: sessions[sk] }; });
     });
   }
 
   function needUnits(keys) {
     var want = {};
-    keys.forEach(function (k) { want[k.slice(0, 2)] = 1; });
+    keys.forEach(function (k) { want[k.slice(0, 1)] = 1; });  // (searchindex.units_file)
     return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
   }
 
@@ -325,7 +370,7 @@
       });
     };
     sessions.forEach(function (s) {
-      s.hits.forEach(function (id) { if (checks.length < PHRASE_CHECKS && holds(id)) checks.push([s, id]); });
+      s.hits.forEach(function (id) { if ((query.checks == null || checks.length < query.checks) && holds(id)) checks.push([s, id]); });
     });
     return Promise.all(checks.map(function (c) { return docOf(c[1]); })).then(function (docs) {
       var good = {};
@@ -403,6 +448,7 @@
     var head = el("div", "hit-head");
     head.appendChild(el("span", "hit-title", first[1]));
     head.appendChild(el("span", "small dim", " " + projectTitle(first[2]) + " · " + when(first[6] || first[5])));
+    head.appendChild(el("span", "chip hit-count", s.hits.length + (s.hits.length === 1 ? " message" : " messages")));
     li.appendChild(head);
     return li;
   }
@@ -439,7 +485,7 @@
 
   function markTerms(query) {
     var out = [];
-    query.groups.forEach(function (g) { (g.prefix ? [g.word] : g.terms).forEach(function (t) { if (out.indexOf(t) < 0) out.push(t); }); });
+    query.groups.forEach(function (g) { var t = g.prefix ? g.word + "*" : g.word; if (out.indexOf(t) < 0) out.push(t); });
     return out;
   }
 
@@ -450,14 +496,26 @@
 
   // The text around the first matched word, the matched words marked.
   function snippet(text, marks) {
-    var lower = text.toLowerCase(), at = -1;
-    marks.forEach(function (m) { var i = lower.indexOf(m); if (i >= 0 && (at < 0 || i < at)) at = i; });
+    var at = firstMatch(text, marks);
     var start = Math.max(0, at - SNIPPET_BEFORE), end = Math.min(text.length, Math.max(at, 0) + SNIPPET_AFTER);
     var p = el("p", "snippet");
     if (start > 0) p.appendChild(document.createTextNode("…"));
     window.ccreport.mark(p, text.slice(start, end), marks, null);  // (app.js)
     if (end < text.length) p.appendChild(document.createTextNode("…"));
     return p;
+  }
+
+  // Where the first whole word of ``marks`` starts in ``text`` (-1: none), as app.js marks them.
+  function firstMatch(text, marks) {
+    var re = /[\p{L}\p{N}_]+/gu, m;
+    while ((m = re.exec(text))) {
+      var ts = terms(m[0]);
+      for (var i = 0; i < ts.length; i++) for (var j = 0; j < marks.length; j++) {
+        var w = marks[j], star = w.slice(-1) === "*", bare = star ? w.slice(0, -1) : w;
+        if (ts[i] === bare || (star && ts[i].indexOf(bare) === 0)) return m.index;
+      }
+    }
+    return -1;
   }
 
   function when(ts) {

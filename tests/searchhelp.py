@@ -15,7 +15,8 @@ from ccreport.model.messages import Builder
 from ccreport.model.pages import paginate
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.site.search import read_doc_script, unit_key
-from ccreport.site.searchtext import AVG_LEN, B, K1, LEVELS, SHIFT, WBITS, idf, page_docs, page_url, terms
+from ccreport.site.searchquery import KIND_FACTOR
+from ccreport.site.searchtext import KINDS, AVG_LEN, B, K1, LEVELS, SHIFT, WBITS, idf, page_docs, page_url, terms
 from ccreport.source.home import Session, discover
 from ccreport.source.jsonl import Reader
 
@@ -97,7 +98,8 @@ def _add_postings(units: dict, flat: list) -> None:
 # ---- the oracle: every session's documents, matched and ranked by brute force with exact BM25
 # weights (the index keeps them in 4 bits). A session matches when each query word occurs in one
 # of its documents and each phrase in one document; its score sums, per word, the word's idf
-# times its best BM25 weight in the session.
+# times its best BM25 weight in the session, weighted by the document's kind (a prompt or an
+# answer outranks tool output).
 
 class Oracle:
     def __init__(self, home: Path, page_size: int = 50):
@@ -123,7 +125,8 @@ class Oracle:
         for key, rows in self.sessions.items():
             score, ok = 0.0, True
             for w in words:
-                best = max((self._w(c[w], len(ts)) for ts, c, _ in rows if w in c), default=0.0)
+                best = max((self._w(c[w], len(ts)) * KIND_FACTOR[KINDS[d[0]]] for ts, c, d in rows if w in c),
+                           default=0.0)
                 if not best:
                     ok = False
                     break

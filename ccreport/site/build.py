@@ -339,6 +339,17 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
             or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
+    if run.opts.search:
+        _write_search(run, jobs)
+    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
+                  plans=len(run.home.plan_urls) if run.home is not None else 0,
+                  stray=len(run.home.stray) if run.home is not None else 0)
+
+
+def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
+    """The search index's shared files: a full build's shards, or the pending delta; the unit
+    metadata of the sessions that changed."""
+    out, full = run.out, run.full_all
     gone = run.old_units - set(searchindex.unit_keys(run.indexed))
     searchindex.drop_units(out, gone, run.res.deleted)
     if run.fresh is not None:
@@ -351,9 +362,6 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
               if key in run.indexed}
     # (prompts-only sessions are no jobs: their few units are all looked at, written when they differ)
     changed = gone | set(searchindex.unit_keys(redone)) | {unit_key(p, sid, "main") for p, sid in run.prompts_only}
-    only = None if full else {k[:2] for k in changed}
+    only = None if full else {searchindex.units_file(k) for k in changed}
     searchindex.write_meta(run.writer, run.indexed, [p.dir_name for p in run.catalog.projects], run.titles,
                            run.res.deleted, only)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
-                  plans=len(run.home.plan_urls) if run.home is not None else 0,
-                  stray=len(run.home.stray) if run.home is not None else 0)

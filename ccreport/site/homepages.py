@@ -134,7 +134,7 @@ def _search(run, pdir: str, info: SessionInfo, prompts: list, changed: bool) -> 
     run.indexed[(pdir, info.id)] = SessionBrief(pdir, info.id, info, {"main": TranscriptBrief(
         TranscriptSummary(id="main", kind="main", label="prompts only"))})
     run.prompts_only.add((pdir, info.id))
-    if not changed and run.fresh is None:
+    if (not changed and run.fresh is None) or not run.opts.search:
         return
     index = SessionIndex(run.writer, pdir, info.id, packed=run.fresh is not None)
     index.begin("main", 1, existed=[pdir, info.id] in run.state.head.get("prompts_only", []))

@@ -3,6 +3,7 @@ change the bytes of a page), and the build's result."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,9 @@ class Options:
     prune_missing: bool = False  # forget the sessions the home lost, their pages with them
     forget: frozenset = frozenset()  # (project dir, session id) keys to forget (ccreport forget)
     verify_store: bool = False  # read every store entry back (a corrupt one is copied again from the home)
+    # The search index (search/): CCREPORT_SEARCH=off builds without it, to measure what it costs
+    # (benchmarks/search.py); a site built so has no search box results until a build with it.
+    search: bool = field(default_factory=lambda: os.environ.get("CCREPORT_SEARCH", "").lower() != "off")
 
 
 @dataclass

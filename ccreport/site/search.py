@@ -30,11 +30,14 @@ import orjson
 
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
-from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weights
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, counts_once, page_docs, page_url, weights
 from ccreport.site.write import Writer, remove
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
-SHARDS = 1024  # fixed: a term's shard must not depend on the archive's size (incremental = cold)
+# Fixed: a term's shard must not depend on the archive's size (incremental = cold). 256, not the
+# 1,024 of before: a complete index of the corpus wrote 978 shard files (a quarter of the build's
+# index CPU went to creating files); a query loads ~4x more per shard, measured in docs/search.md.
+SHARDS = 256
 # Postings a unit holds as numbers (a Python int and a list slot each, ~40 bytes) before they are
 # encoded to its hex strings (~6 bytes each): a 1 GB transcript's numbers peaked at ~550 MB.
 SEGMENT_POSTINGS = 200_000
@@ -261,7 +264,7 @@ class SessionIndex:
         of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
-            c, length = counts(d[4])
+            c, length = counts_once(d[4])
             if c:  # posting = base | weight, appended to each term's list: every loop in C
                 table = weights(length, max(c.values()))
                 deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
@@ -337,11 +340,17 @@ def _chained(before: str, docs: list) -> str:
 
 
 def filter_terms(doc: list) -> list[str]:
-    """The filters' terms of a document: a tool call's tool name and file name."""
+    """The filters' terms of a document: a tool call's tool name, file name and is:error when it failed."""
     if doc[0] != "t":
         return []
-    name, _, path = doc[3].partition("\t")
-    return [f"tool:{name.lower()}", f"file:{path.rsplit('/', 1)[-1].lower()}"] if path else [f"tool:{name.lower()}"]
+    name, _, rest = doc[3].partition("\t")
+    path, _, flag = rest.partition("\t")
+    out = [f"tool:{name.lower()}"]
+    if path:
+        out.append(f"file:{path.rsplit('/', 1)[-1].lower()}")
+    if flag:
+        out.append("is:error")
+    return out
 
 
 def doc_terms(doc: list) -> list[str]:

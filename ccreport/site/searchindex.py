@@ -24,7 +24,7 @@ from ccreport.site import searchfiles
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_script
 from ccreport.site.write import Writer, remove
 
-FORMAT = 3  # 3: the pending delta (search/delta.js)
+FORMAT = 4  # 3: the pending delta (search/delta.js); 4: whole texts, is:error, models in unit metadata
 # A full build's postings held in the main process before a spill (Fresh). On a 1 GB home the main
 # process peaked at 170 MB while sessions rendered (32 MB: 209 MB; without the index: 160 MB).
 SPILL_BYTES = 4 << 20
@@ -179,6 +179,21 @@ def unit_keys(sessions: dict) -> dict[str, tuple]:
     return {unit_key(p, sid, tid): (p, sid, tid) for (p, sid), st in sessions.items() for tid in st.transcripts}
 
 
+# Unit metadata goes to 16 files by the first hex digit of the key (256 before: a filter alone reads
+# them all, and each file costs the build a create; 16 of a 300 MB home's are ~30 KB each).
+UNIT_FILES = tuple(f"{i:x}" for i in range(16))
+
+
+def units_file(key: str) -> str:
+    """The metadata file (search/u/<x>.js) of a unit key."""
+    return key[:1]
+
+
+def _models(info) -> list[str]:
+    """The models a session's answers came from (the model: filter)."""
+    return sorted(m for m in ((info.usage_report or {}).get("by_model") or {}) if not m.startswith("("))
+
+
 def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: dict, deleted: list,
                only: set | None = None) -> None:
     """Unit metadata by key prefix (``only``: the prefixes whose units changed; None: all), and the
@@ -188,12 +203,12 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
         url = session_url(p, sid) + "/"
         for tid, t in st.transcripts.items():
             key = unit_key(p, sid, tid)
-            if only is not None and key[:2] not in only:
+            if only is not None and units_file(key) not in only:
                 continue
             label = "" if tid == "main" else (t.summary.description or t.summary.agent_type or t.summary.label or tid)
-            groups.setdefault(key[:2], {})[key] = [url, st.info.title or sid, p, sid, label,
-                                                   st.info.first_ts or "", st.info.last_ts or ""]
-    for prefix in (f"{i:02x}" for i in range(256)):
+            groups.setdefault(units_file(key), {})[key] = [url, st.info.title or sid, p, sid, label,
+                                                   st.info.first_ts or "", st.info.last_ts or "", _models(st.info)]
+    for prefix in UNIT_FILES:
         rel = search_units(prefix)
         if only is not None and prefix not in only:
             continue

@@ -1,32 +1,34 @@
-"""The site's search in Python: the query language of the search box, run over a built site's index
-files (``search/``) the way assets/search.js runs it, so a program (the MCP server) gets the hits a
-reader would see. One query reads only what the page would load: the shards of its terms (with the
-pending delta), the blocks of frequent terms, the metadata and document chunks of its hits. How
-the files are laid out and ranked: docs/search.md.
+"""The site's search in Python: the query language of the search box (assets/search.js), run over a
+built site's index files (``search/``) by the same steps and the same arithmetic, so that a hit
+here is a hit in the page (the MCP server and the tests use it). docs/search.md describes both.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_block, search_docs, search_shard, search_units
+from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_shard
 from ccreport.site.search import read_doc_script, shard_of
-from ccreport.site.searchfiles import BIG, block_head, in_blocks, load_script, shard_head
-from ccreport.site.searchtext import KINDS, LEVELS, SHIFT, WBITS, idf, terms
+from ccreport.site.searchfiles import block_head, in_blocks, load_script, shard_head
+from ccreport.site.searchindex import UNIT_FILES, units_file
+from ccreport.site.searchtext import terms
 
-PREFIX_TERMS = 24  # completions of the last word (search.js)
-PHRASE_CHECKS = 400  # messages whose text a phrase is checked against
-HITS_PER_SESSION = 3  # messages the page lists under a session
-SNIPPET_BEFORE, SNIPPET_AFTER = 60, 160
 KIND_NAMES = {"p": "prompt", "a": "answer", "h": "thinking", "t": "tool"}
-# The filters search.js knows; model: and is: are the query language's too, but this index holds
-# neither (a clear error rather than a search for the words "is" and "error").
-FILTERS = ("tool", "file", "session", "project", "after", "before", "kind")
-UNSUPPORTED = ("model", "is")
-_TOKEN = re.compile(r'"([^"]*)(?:"|$)|(\S+)')
-_FILTER = re.compile(r"^([A-Za-z]+):(.+)$")
+KIND_CODES = {"p": 0, "a": 1, "h": 2, "t": 3}
+# A match in a prompt or an answer outranks the same match in thinking or tool output.
+KIND_FACTOR = (1.0, 1.0, 0.6, 0.4)
+HITS_PER_SESSION = 3
+PREFIX_TERMS = 24
+PHRASE_CHECKS = 400  # candidate messages whose text is read to check a phrase (best first)
+BIG = 16_384
+SNIPPET = 300
+POSTING_FILTERS = ("tool", "file", "is")
+META_FILTERS = ("project", "session", "model", "after", "before")
+_FILTER = re.compile(r"^(tool|file|session|project|after|before|kind|model|is):(.+)$", re.I)
+_TOKEN = re.compile(r'"([^"]*)("|$)|(\S+)')
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
@@ -42,109 +44,114 @@ class SearchHit:
 
 
 @dataclass
-class _Group:
-    """One word of the query: its terms (the word, and its completions when it is the last one)."""
+class Group:
+    """One word of the query (the last one may be completed): its postings {unit: {doc: weight}}."""
 
     word: str
     prefix: bool = False
     idf: float = 0.0
-    units: dict = field(default_factory=dict)  # unit key → {document no: weight}
+    units: dict = field(default_factory=dict)
 
 
 @dataclass
-class _Query:
+class Query:
     text: str
     groups: list = field(default_factory=list)
     phrases: list = field(default_factory=list)
-    filters: dict = field(default_factory=lambda: dict.fromkeys(FILTERS, ""))
+    filters: dict = field(default_factory=dict)
 
 
-def parse(q: str) -> _Query:
-    """search.js's parse: words, "phrases" (and words with punctuation inside), name:value filters;
-    the last word is completed unless the query ends with a space."""
-    query, last = _Query(q), None
+@dataclass
+class Found:
+    """A session that matches: its key (8 hex digits), score and hits ("unit:doc", best first)."""
+
+    key: str
+    score: float
+    top: float
+    hits: list
+
+
+def parse(q: str, strict: bool = True) -> Query:
+    """The query as search.js's parse reads it. ``strict``: a filter it does not know (is:foo, a
+    date that is not YYYY-MM-DD) raises ValueError (the page ignores it)."""
+    query = Query(q, filters={k: "" for k in (*POSTING_FILTERS, *META_FILTERS, "kind")})
+    last = None
     for m in _TOKEN.finditer(q):
-        if m.group(1) is not None:
+        if m.group(1) is not None and m.group(0)[0] == '"':
             _phrase(query, m.group(1))
             last = None
             continue
-        word = m.group(2)
+        word = m.group(3)
         f = _FILTER.match(word)
-        if f and f.group(1).lower() in FILTERS:
-            query.filters[f.group(1).lower()] = f.group(2)
+        if f:
+            name, value = f.group(1).lower(), f.group(2)
+            if strict and ((name == "is" and value.lower() != "error") or (name in ("after", "before")
+                                                                         and not _DATE.match(value))):
+                raise ValueError(f"cannot read the filter {word!r}: is:error, after:YYYY-MM-DD, before:YYYY-MM-DD")
+            query.filters[name] = value
             last = None
             continue
-        if f and f.group(1).lower() in UNSUPPORTED:
-            raise ValueError(f"the filter {f.group(1)}: is not supported by this site's index "
-                             f"(it knows {', '.join(x + ':' for x in FILTERS)})")
         ts = terms(word)
         if len(ts) > 1:
             _phrase(query, word)
-        elif ts:
-            last = _Group(ts[0])
+        elif len(ts) == 1:
+            last = Group(ts[0])
             query.groups.append(last)
-    if last is not None and query.groups[-1] is last and not q[-1:].isspace() and len(last.word) >= 3:
+    if last is not None and last is query.groups[-1] and not q[-1:].isspace() and len(last.word) >= 3:
         last.prefix = True
-    _check(query)
     return query
 
 
-def _phrase(query: _Query, text: str) -> None:
+def _phrase(query: Query, text: str) -> None:
     ts = terms(text)
-    query.groups.extend(_Group(t) for t in ts)
+    query.groups.extend(Group(t) for t in ts)
     if len(ts) > 1:
         query.phrases.append(ts)
 
 
-def _check(query: _Query) -> None:
-    f = query.filters
-    for k in ("after", "before"):
-        if f[k] and not _DATE.match(f[k]):
-            raise ValueError(f"{k}:{f[k]} is not a date (YYYY-MM-DD)")
-    if f["kind"] and f["kind"][0].lower() not in KINDS:
-        raise ValueError(f"kind:{f['kind']} is not one of prompt, answer, thinking, tool")
-    if not query.groups:
-        raise ValueError(f"the query {query.text!r} has no words to search for (filters alone match nothing)")
+def idf(df: int) -> float:
+    n = 1e6
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-class _Index:
-    """The index files of one site, each read once (a missing one counts as empty, as in the page)."""
+class SiteIndex:
+    """A built site's index files, each read once when a query first needs it."""
 
     def __init__(self, site: Path):
-        self.site = site
-        self.manifest = load_script(site, SEARCH_MANIFEST, b"ccreportSearch.manifest(")
+        self.site = Path(site)
+        self.manifest = load_script(self.site, SEARCH_MANIFEST, b"ccreportSearch.manifest(")
         if not isinstance(self.manifest, dict):
-            raise FileNotFoundError(2, f"no search index in {site} (build the site first)", str(site / SEARCH_MANIFEST))
-        d = load_script(site, SEARCH_DELTA, b"ccreportSearch.delta(") or {}
+            raise FileNotFoundError(f"no search index in {self.site} (search/manifest.js): build the site")
+        d = load_script(self.site, SEARCH_DELTA, b"ccreportSearch.delta(") or {}
         self.cuts, self.delta_terms = d.get("cuts") or {}, d.get("terms") or {}
-        self._shards: dict = {}
-        self._units: dict = {}
-        self._docs: dict = {}
+        self.shards: dict[int, dict] = {}
+        self.units: dict[str, list] = {}
+        self.unit_files: set[str] = set()
+        self.chunks: dict[str, list] = {}
 
     def shard(self, n: int) -> dict:
-        if n not in self._shards:
-            self._shards[n] = load_script(self.site, search_shard(n), shard_head(n)) or {}
-        return self._shards[n]
+        if n not in self.shards:
+            self.shards[n] = load_script(self.site, search_shard(n), shard_head(n)) or {}
+        return self.shards[n]
 
-    def term(self, term: str) -> list | None:
-        """A term's postings [unit, postings, …] as a full build would have written them."""
+    def term_units(self, term: str) -> list | None:
+        """A term's [unit, postings, …] as a full build would have written them (search.js termUnits)."""
         e = self.shard(shard_of(term)).get(term)
         if in_blocks(e):
             flat: list = []
             for b in range(1 << e[0]):
                 name = f"{e[2]}-{e[0]}-{b}"
-                flat += load_script(self.site, search_block(e[2], e[0], b), block_head(name)) or []
+                flat += load_script(self.site, f"search/b/{name}.js", block_head(name)) or []
             e = flat
         return self.effective(term, e)
 
     def effective(self, term: str, flat) -> list | None:
-        """The shard's postings less those the delta cuts, plus the delta's (search.js effective)."""
         out: list = []
-        for key, enc in zip((flat or [])[::2], (flat or [])[1::2]):
-            cut = self.cuts.get(key)
-            enc = enc if cut is None else _before(enc, cut)
+        for i in range(0, len(flat or ()), 2):
+            cut = self.cuts.get(flat[i])
+            enc = flat[i + 1] if cut is None else _before(flat[i + 1], cut)
             if enc:
-                out += [key, enc]
+                out += [flat[i], enc]
         out += self.delta_terms.get(term) or []
         return out or None
 
@@ -154,37 +161,36 @@ class _Index:
         if in_blocks(e):
             return e[1] + (_written(d) if d else 0)
         flat = self.effective(term, e) or []
-        return _written(flat) if _written(flat) > BIG else sum(map(len, flat))
+        return _written(flat) if _written(flat) > BIG else len("".join(flat))
 
-    def unit(self, key: str) -> list | None:
-        prefix = key[:2]
-        if prefix not in self._units:
-            self._units[prefix] = load_script(self.site, search_units(prefix), b"ccreportSearch.units(") or {}
-        return self._units[prefix].get(key)
+    def need_units(self, prefixes) -> None:
+        for p in set(prefixes) - self.unit_files:
+            self.unit_files.add(p)
+            self.units.update(load_script(self.site, f"search/u/{p}.js", b"ccreportSearch.units(") or {})
 
     def doc(self, hit: str) -> list | None:
         key, no = hit.split(":")
-        per = int(self.manifest.get("chunk") or 32)
-        name = (key, int(no) // per)
-        if name not in self._docs:
+        per = self.manifest["chunk"]
+        name = f"{key}-{int(no) // per}"
+        if name not in self.chunks:
             try:
-                self._docs[name] = read_doc_script((self.site / search_docs(*name)).read_bytes()) or []
+                self.chunks[name] = read_doc_script((self.site / f"search/d/{name}.js").read_bytes()) or []
             except OSError:
-                self._docs[name] = []
-        docs = self._docs[name]
+                self.chunks[name] = []
+        docs = self.chunks[name]
         return docs[int(no) % per] if int(no) % per < len(docs) else None
 
-    def project_title(self, d: str) -> str:
-        return next((p.get("title", d) for p in self.manifest.get("projects") or [] if p.get("dir") == d), d)
+    def project_title(self, pdir: str) -> str:
+        return next((p["title"] for p in self.manifest.get("projects", []) if p["dir"] == pdir), pdir)
 
 
 def _before(enc: str, cut: int) -> str:
-    """The postings of the documents before ``cut``."""
-    doc, items = 0, enc.split(",")
-    for j, x in enumerate(items):
-        doc += int(x, 16) >> SHIFT
+    """The postings of documents before ``cut``."""
+    parts, doc = enc.split(","), 0
+    for j, v in enumerate(parts):
+        doc += int(v, 16) // 256
         if doc >= cut:
-            return ",".join(items[:j])
+            return ",".join(parts[:j])
     return enc
 
 
@@ -192,179 +198,264 @@ def _written(flat: list) -> int:
     return 3 * len(flat) + sum(map(len, flat))
 
 
-def _decode(flat, factor: float, into: dict, restrict=None) -> int:
-    """Add postings to {unit: {doc: best weight}}; returns how many there were (the term's df)."""
+def decode(flat: list, factor: float, into: dict, restrict=None) -> int:
+    """Postings into {unit: {doc: weight}} (the best weight of a document), each weighted by its
+    kind; gives the number of postings read (the term's df)."""
     df = 0
-    for key, enc in zip((flat or [])[::2], (flat or [])[1::2]):
+    for key, enc in zip(flat[::2], flat[1::2]):
         docs, doc = into.setdefault(key, {}), 0
-        for x in enc.split(","):
-            v = int(x, 16)
-            doc += v >> SHIFT
+        for v in map(lambda x: int(x, 16), enc.split(",")):
+            kind = (v >> 6) & 3
+            w = (v & 63) * factor * KIND_FACTOR[kind]
+            doc += v // 256
             df += 1
-            if restrict is not None and not restrict(key, doc, (v >> WBITS) & 3):
+            if restrict is not None and not restrict(key, doc, kind):
                 continue
-            w = (v & LEVELS) * factor
             if docs.get(doc, 0) < w:
                 docs[doc] = w
     return df
 
 
-def _group_postings(ix: _Index, g: _Group, restrict) -> None:
-    """A group's postings and idf; a completed word takes the most frequent terms starting with it
-    (the word itself at full weight, the others at 0.9)."""
+def _group_postings(ix: SiteIndex, g: Group, restrict) -> None:
+    """A group's postings and idf; a completed word takes the most frequent terms that start with
+    it (the word itself at full weight, the others at 0.9)."""
     names = [g.word]
     if g.prefix:
         shard = ix.shard(shard_of(g.word))
         seen: dict[str, int] = {}
-        for t in list(shard) + list(ix.delta_terms):
-            if t not in seen and t != g.word and t.startswith(g.word) and ":" not in t:
-                seen[t] = ix.size(t, shard.get(t))
-        names += sorted((t for t, n in seen.items() if n > 0), key=lambda t: (-seen[t], t))[:PREFIX_TERMS]
+        for t in [*shard, *ix.delta_terms]:
+            if t in seen or t == g.word or not t.startswith(g.word) or ":" in t:
+                continue
+            seen[t] = ix.size(t, shard.get(t))
+        ranked = sorted((t for t in seen if seen[t] > 0), key=lambda t: (-seen[t], t))
+        names += ranked[:PREFIX_TERMS]
+    into: dict = {}
     df = 0
     for i, name in enumerate(names):
-        flat = ix.term(name)
+        flat = ix.term_units(name)
         if flat:
-            df = max(df, _decode(flat, 1 if i == 0 else 0.9, g.units, restrict))
-    g.idf = idf(max(df, 1))
+            df = max(df, decode(flat, 1 if i == 0 else 0.9, into, restrict))
+    g.idf, g.units = idf(max(df, 1)), into
 
 
-def _restriction(ix: _Index, f: dict):
-    """The kind, tool and file filters, on postings: (unit, doc, kind) → kept."""
+def _allowed(ix: SiteIndex, f: dict) -> list[dict] | None:
+    """The posting filters' documents ({unit: {doc: 1}} each), None when there is none."""
     allows = []
-    for k in ("tool", "file"):
-        v = f[k].split("/")[-1] if k == "file" else f[k]
+    for name in POSTING_FILTERS:
+        v = f[name].split("/")[-1] if name == "file" else f[name]
         if v:
             allow: dict = {}
-            _decode(ix.term(f"{k}:{v.lower()}"), 1, allow)
+            decode(ix.term_units(f"{name}:{v.lower()}") or [], 1, allow)
             allows.append(allow)
-    code = KINDS.get(f["kind"][:1].lower()) if f["kind"] else None
+    return allows if allows else None
 
-    def restrict(key: str, doc: int, kind: int) -> bool:
-        if (code is not None and kind != code) or ((f["tool"] or f["file"]) and kind != 3):
+
+def _restrict(f: dict, allows: list | None):
+    kind = KIND_CODES.get(f["kind"][:1]) if f["kind"] else None
+
+    def ok(key: str, doc: int, k: int) -> bool:
+        if kind is not None and k != kind:
             return False
-        return all(doc in a.get(key, {}) for a in allows)
-    return restrict
+        if allows is not None and k != 3:
+            return False
+        return all(doc in a.get(key, ()) for a in allows or ())
+    return ok
 
 
-@dataclass
-class _Ranked:
-    key: str  # session hash: the first 8 hex digits of its units' keys
-    score: float
-    top: float
-    hits: list  # "unit:doc", best first
-
-
-def _rank(groups: list[_Group]) -> list[_Ranked]:
-    """Sessions where every group occurs, scored Σ idf × best weight (search.js rank)."""
+def rank(groups: list[Group]) -> list[Found]:
+    """Sessions where every group occurs, by Σ idf × best weight; hits by their summed scores."""
     groups = sorted(groups, key=lambda g: len(g.units))
     by_session = []
     for g in groups:
-        bs: dict[str, list] = {}
+        s: dict[str, list] = {}
         for key in g.units:
-            bs.setdefault(key[:8], []).append(key)
-        by_session.append(bs)
+            s.setdefault(key[:8], []).append(key)
+        by_session.append(s)
     out = []
     for sk in by_session[0]:
         score, docs, ok = 0.0, {}, True
-        for g, bs in zip(groups, by_session):
+        for g, s in zip(groups, by_session):
             best = 0.0
-            for key in bs.get(sk, ()):
+            for key in s.get(sk, ()):
                 for d, w in g.units[key].items():
-                    docs[f"{key}:{d}"] = docs.get(f"{key}:{d}", 0) + w * g.idf
+                    hid = f"{key}:{d}"
+                    docs[hid] = docs.get(hid, 0) + w * g.idf
                     best = max(best, w)
-            if not best:
+            if best <= 0:
                 ok = False
                 break
             score += best * g.idf
         if ok:
-            hits = sorted(docs, key=lambda h: (-docs[h], h))
-            out.append(_Ranked(sk, score, docs[hits[0]], hits))
+            hits = sorted(docs, key=lambda h: (-docs[h], h))  # (ties: "unit:doc" as strings, as search.js)
+            out.append(Found(sk, score, docs[hits[0]], hits))
     out.sort(key=lambda s: (-s.score, -s.top, s.key))
     return out
 
 
-def _session_filters(ix: _Index, f: dict, sessions: list[_Ranked]) -> list[_Ranked]:
-    """Project, session and date filters, on the metadata of each session's best unit."""
-    if not (f["project"] or f["session"] or f["after"] or f["before"]):
-        return sessions
-    kept = []
-    for s in sessions:
-        u = ix.unit(s.hits[0].split(":")[0])
-        if not u or (f["project"] and u[2] != f["project"] and f["project"].lower() not in u[2].lower()):
-            continue
-        if (f["session"] and not u[3].startswith(f["session"])) or (f["after"] and (u[6] or "")[:10] < f["after"]):
-            continue
-        if f["before"] and (u[5] or "")[:10] > f["before"]:
-            continue
-        kept.append(s)
-    return kept
+def _meta_ok(f: dict, u: list | None) -> bool:
+    if not u:
+        return False
+    if f["project"] and u[2] != f["project"] and f["project"].lower() not in u[2].lower():
+        return False
+    if f["session"] and not u[3].startswith(f["session"]):
+        return False
+    if f["model"] and not any(f["model"].lower() in m.lower() for m in (u[7] if len(u) > 7 else [])):
+        return False
+    if f["after"] and (u[6] or "")[:10] < f["after"]:
+        return False
+    return not (f["before"] and (u[5] or "")[:10] > f["before"])
 
 
-def _has_phrase(text: str, phrase: list[str]) -> bool:
+def _meta_filter(ix: SiteIndex, f: dict, found: list[Found]) -> list[Found]:
+    if not any(f[k] for k in META_FILTERS):
+        return found
+    ix.need_units(units_file(s.hits[0]) for s in found)
+    return [s for s in found if _meta_ok(f, ix.units.get(s.hits[0].split(":")[0]))]
+
+
+def has_phrase(text: str, phrase: list[str]) -> bool:
     ts, n = terms(text), len(phrase)
     return any(ts[i:i + n] == phrase for i in range(len(ts) - n + 1))
 
 
-def _phrase_filter(ix: _Index, query: _Query, sessions: list[_Ranked]) -> list[_Ranked]:
-    """A phrase must occur in one message: the best candidates (every phrase word in the message)
-    are checked against their text, up to PHRASE_CHECKS of them."""
+def _phrase_filter(ix: SiteIndex, query: Query, found: list[Found], checks: int | None) -> list[Found]:
+    """A phrase must occur in one message: the candidates holding every phrase word, best session
+    first, are read and checked, up to ``checks`` of them (None: all)."""
     if not query.phrases:
-        return sessions
+        return found
     by_term = {g.word: g for g in query.groups}
 
     def holds(hit: str) -> bool:
         key, doc = hit.split(":")
         return all(by_term[t].units.get(key, {}).get(int(doc), 0) > 0 for p in query.phrases for t in p)
-    checks = [(s, h) for s in sessions for h in s.hits if holds(h)][:PHRASE_CHECKS]
     good: dict[str, list] = {}
-    for s, h in checks:
-        d = ix.doc(h)
-        if d and all(_has_phrase(d[4], p) for p in query.phrases):
-            good.setdefault(s.key, []).append(h)
-    out = [s for s in sessions if s.key in good]
+    n = 0
+    for s in found:
+        for hit in s.hits:
+            if checks is not None and n >= checks:
+                break
+            if holds(hit):
+                n += 1
+                d = ix.doc(hit)
+                if d and all(has_phrase(d[4], p) for p in query.phrases):
+                    good.setdefault(s.key, []).append(hit)
+    out = [s for s in found if s.key in good]
     for s in out:
         s.hits = good[s.key]
     return out
 
 
-def _snippet(text: str, marks: list[str]) -> str:
-    lower = text.lower()
-    found = [i for i in (lower.find(m) for m in marks) if i >= 0]
-    at = min(found) if found else -1
-    start, end = max(0, at - SNIPPET_BEFORE), min(len(text), max(at, 0) + SNIPPET_AFTER)
-    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+def _listing(ix: SiteIndex, f: dict, allows: list | None) -> list[Found]:
+    """A query of filters alone: the sessions (newest first) and the messages they select (each
+    unit's latest first; with no posting filter, each unit's first message)."""
+    units: dict[str, list] = {}
+    if allows is None:
+        if not any(f[k] for k in META_FILTERS):
+            return []
+        ix.need_units(UNIT_FILES)
+        units = {key: [0] for key in ix.units}
+    elif not f["kind"] or f["kind"][:1].lower() == "t":
+        for key, docs in allows[0].items():
+            kept = sorted((d for d in docs if all(d in a.get(key, ()) for a in allows[1:])), reverse=True)
+            if kept:
+                units[key] = kept
+    ix.need_units(units_file(key) for key in units)
+    sessions: dict[str, list] = {}
+    for key in sorted(units):
+        if _meta_ok(f, ix.units.get(key)):
+            sessions.setdefault(key[:8], []).extend(f"{key}:{d}" for d in units[key])
+    latest = {sk: max((_when(ix.units[h.split(":")[0]]) for h in hits)) for sk, hits in sessions.items()}
+    order = sorted(sessions, key=lambda sk: (latest[sk], sk), reverse=True)
+    return [Found(sk, 0.0, 0.0, sessions[sk]) for sk in order]
 
 
-def _hit(ix: _Index, h: str, marks: list[str]) -> SearchHit | None:
-    key = h.split(":")[0]
-    d, u = ix.doc(h), ix.unit(key)
-    if not d or not u:
+def _when(u: list) -> str:
+    return u[6] or u[5] or ""
+
+
+def run_query(ix: SiteIndex, query: Query, checks: int | None = PHRASE_CHECKS) -> list[Found]:
+    """The matching sessions, best first (search.js search)."""
+    f = query.filters
+    allows = _allowed(ix, f)
+    if not query.groups:
+        return _listing(ix, f, allows)
+    restrict = _restrict(f, allows)
+    for g in query.groups:
+        _group_postings(ix, g, restrict)
+    found = _meta_filter(ix, f, rank(query.groups))
+    return _phrase_filter(ix, query, found, checks)
+
+
+def page_order(found: list[Found]) -> list[str]:
+    """Hits as the page lists them: each session's best HITS_PER_SESSION in session order, then
+    the rest ("and N more in this session")."""
+    first = [h for s in found for h in s.hits[:HITS_PER_SESSION]]
+    return first + [h for s in found for h in s.hits[HITS_PER_SESSION:]]
+
+
+def marks(query: Query) -> list[tuple[str, bool]]:
+    """The words to mark: (term, completed) — a completed word marks the words it starts."""
+    out: list[tuple[str, bool]] = []
+    for g in query.groups:
+        if (g.word, g.prefix) not in out:
+            out.append((g.word, g.prefix))
+    return out
+
+
+_WORDS = re.compile(r"[^\W]+")
+
+
+def first_match(text: str, words: list[tuple[str, bool]]) -> int:
+    """Where the first whole term of ``words`` starts in ``text`` (-1: none)."""
+    for m in _WORDS.finditer(text):
+        for t in terms(m.group()):
+            if any(t == w or (prefix and t.startswith(w)) for w, prefix in words):
+                return m.start()
+    return -1
+
+
+def phrase_at(text: str, phrase: list[str]) -> int:
+    """Where the phrase first starts in ``text`` (-1: nowhere)."""
+    spots = [(m.start(), t) for m in _WORDS.finditer(text) for t in terms(m.group())]
+    n = len(phrase)
+    return next((spots[i][0] for i in range(len(spots) - n + 1)
+                 if [t for _, t in spots[i:i + n]] == phrase), -1)
+
+
+def snippet(text: str, words: list[tuple[str, bool]], phrases: list | None = None) -> str:
+    """The text around the first phrase (or the first marked word), spaces collapsed."""
+    at = phrase_at(text, phrases[0]) if phrases else -1
+    at = at if at >= 0 else max(first_match(text, words), 0)
+    start = max(0, at - 60)
+    return " ".join(text[start:start + SNIPPET * 2].split())[:SNIPPET]
+
+
+def to_hit(ix: SiteIndex, hit: str, words: list, phrases: list | None = None) -> SearchHit | None:
+    key = hit.split(":")[0]
+    ix.need_units([units_file(key)])
+    u, d = ix.units.get(key), ix.doc(hit)
+    if not u:
         return None
-    url = u[0] + d[1]
-    return SearchHit(session=u[3], project=ix.project_title(u[2]), title=u[1], url=url,
-                     kind=KIND_NAMES.get(d[0], d[0]), snippet=_snippet(d[4], marks), when=d[2] or "")
+    if d is None:  # a unit with no message (a filter's listing): its session
+        return SearchHit(u[3], ix.project_title(u[2]), u[1], u[0], "prompt", "", _when(u))
+    return SearchHit(u[3], ix.project_title(u[2]), u[1], u[0] + d[1], KIND_NAMES.get(d[0], "tool"),
+                     snippet(d[4], words, phrases), d[2] or "")
 
 
 def search_site(site: Path, query: str, limit: int = 20) -> list[SearchHit]:
     """The query language of the site's search box (words, "phrases", and filters file: tool:
-    project: session: after: before: kind:), run over the built site's index files in
-    ``site/search/``; hits ordered as the page orders them (sessions best first, up to three
-    messages of each, best first), at most ``limit``. Raises ValueError with a clear message for a
-    query it cannot parse (model: and is: are refused: this index cannot answer them), and
-    FileNotFoundError when the site has no search index."""
+    project: session: model: after: before: is:error), run over the built site's index files in
+    ``site/search/``; hits ordered as the page orders them (best first), at most ``limit``.
+    Raises ValueError with a clear message for a query it cannot parse."""
     q = parse(query)
-    ix = _Index(Path(site))
-    restrict = _restriction(ix, q.filters)
-    for g in q.groups:
-        _group_postings(ix, g, restrict)
-    sessions = _phrase_filter(ix, q, _session_filters(ix, q.filters, _rank(q.groups)))
-    marks = list(dict.fromkeys(g.word for g in q.groups))
-    hits: list[SearchHit] = []
-    for s in sessions:
-        for h in s.hits[:HITS_PER_SESSION]:
-            if len(hits) >= limit:
-                return hits
-            hit = _hit(ix, h, marks)
-            if hit is not None:
-                hits.append(hit)
-    return hits
+    if not q.groups and not any(q.filters[k] for k in (*POSTING_FILTERS, *META_FILTERS)):
+        raise ValueError(f"nothing to search for in {query!r}: give words, a \"phrase\" or a filter")
+    ix = SiteIndex(site)
+    words, out = marks(q), []
+    for hit in page_order(run_query(ix, q)):
+        if len(out) >= limit:
+            break
+        h = to_hit(ix, hit, words, q.phrases)
+        if h is not None:
+            out.append(h)
+    return out

@@ -13,10 +13,12 @@ from typing import Any
 
 from ccreport.layout import url_name
 from ccreport.model.messages import Message
+from ccreport.render.markup import RENDER_MAX
 
-# Characters kept per document part. Prompts and answers are short in practice; tool results are
-# where the bulk is (file contents, command output).
-CAPS = {"prompt": 4000, "answer": 4000, "thinking": 2000, "tool_input": 1000, "tool_result": 2000}
+# Every character a message shows is indexed (an error message deep in a pytest output must be
+# found; docs/search.md gives the cost): each text whole up to what a page shows of it (RENDER_MAX,
+# a million characters), not beyond (a 40 MB line would cost the build its memory bound).
+SHOWN = RENDER_MAX
 KINDS = {"p": 0, "a": 1, "h": 2, "t": 3}  # prompt, answer, thinking, tool call (2 bits of a posting)
 WBITS = 6  # a posting's BM25 weight, quantized to 1..LEVELS
 LEVELS = (1 << WBITS) - 1
@@ -88,6 +90,29 @@ def counts(text: str) -> tuple[Counter, int]:
     return c, len(words) + len(rest)
 
 
+# Texts that repeat (a file read again, a sub-agent's prompt that is its Task call's input, a tool
+# output seen twice) are tokenized once: their counts are kept by text, for texts of REPEAT_MIN
+# characters or more (a short one costs less to count than to look up), REPEAT_CHARS of them at
+# most (then the memory starts again: a bound on what a worker holds).
+REPEAT_MIN, REPEAT_CHARS = 256, 8 << 20
+_SEEN: dict[str, tuple[Counter, int]] = {}
+_seen_chars = [0]
+
+
+def counts_once(text: str) -> tuple[Counter, int]:
+    """counts(text), from the texts already counted when it is one of them (never changed by the caller)."""
+    if len(text) < REPEAT_MIN:
+        return counts(text)
+    got = _SEEN.get(text)
+    if got is None:
+        if _seen_chars[0] + len(text) > REPEAT_CHARS:
+            _SEEN.clear()
+            _seen_chars[0] = 0
+        got = _SEEN[text] = counts(text)
+        _seen_chars[0] += len(text)
+    return got
+
+
 def weight(n: int, length: int) -> int:
     norm = K1 * (1 - B + B * length / AVG_LEN)
     return max(1, min(LEVELS, round(LEVELS * (n * (K1 + 1) / (n + norm)) / (K1 + 1))))
@@ -110,30 +135,43 @@ def idf(df: int, n: int = 1_000_000) -> float:
     return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
-def _strings(value: Any, n: int) -> str:
-    """The string leaves of a JSON value (tool inputs, structured results), capped at n characters."""
+def _strings(value: Any) -> str:
+    """The string leaves of a JSON value (tool inputs, structured results)."""
     out: list[str] = []
-    size = 0
     stack = [value]
-    while stack and size < n:
+    while stack:
         v = stack.pop()
         if isinstance(v, str):
             out.append(v)
-            size += len(v) + 1
         elif isinstance(v, dict):
             stack.extend(reversed([x for k, x in v.items() if k not in ("source", "signature", "data")]))
         elif isinstance(v, list):
             stack.extend(reversed(v))
-    return " ".join(out)[:n]
+    return " ".join(out)[:SHOWN]
 
 
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
-        return content[:CAPS["tool_result"]]
+        return content[:SHOWN]
     if isinstance(content, list):
-        parts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-        return "\n".join(parts)[:CAPS["tool_result"]]
+        return "\n".join(b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))[:SHOWN]
     return ""
+
+
+def _patch_text(extra: Any) -> str:
+    """The lines of the diff an Edit or Write shows (its recorded structuredPatch: the changed lines
+    and the file's lines around them, which the call's input does not hold)."""
+    patch = extra.get("structuredPatch") if isinstance(extra, dict) else None
+    if not isinstance(patch, list):
+        return ""
+    lines = [x for h in patch if isinstance(h, dict) and isinstance(h.get("lines"), list) for x in h["lines"]]
+    return "\n" + "\n".join(x for x in lines if isinstance(x, str))
+
+
+def tool_field(name: str, path: str, failed: bool) -> str:
+    """A tool call document's fourth field: "name\tfile path", with "\t!" when the call failed
+    (is:error)."""
+    return name + "\t" + path + ("\t!" if failed else "")
 
 
 def file_of(value: Any) -> str:
@@ -147,20 +185,21 @@ def file_of(value: Any) -> str:
 
 def _assistant_docs(m: Message, url: str, ts: str) -> list[list]:
     docs: list[list] = []
-    text = "\n".join(p for t, p in m.blocks if t == "text" and isinstance(p, str) and p)[:CAPS["answer"]]
+    text = "\n".join(p for t, p in m.blocks if t == "text" and isinstance(p, str) and p)[:SHOWN]
     if text.strip():
         docs.append(["a", url + str(m.line), ts, "", text])
     thinking = "\n".join(p["thinking"] for t, p in m.blocks if t == "thinking" and isinstance(p, dict)
-                         and isinstance(p.get("thinking"), str))[:CAPS["thinking"]]
+                         and isinstance(p.get("thinking"), str))[:SHOWN]
     if thinking.strip():
         docs.append(["h", url + str(m.line), ts, "", thinking])
     for call in m.calls:
-        text = call.name + " " + _strings(call.input, CAPS["tool_input"])
-        anchor = call.line
+        text = call.name + " " + _strings(call.input)
+        anchor, failed = call.line, False
         if call.result is not None:
-            text += "\n" + _result_text(call.result.content)
+            text += "\n" + _result_text(call.result.content) + _patch_text(call.result.extra)
             anchor = call.result.line  # the result's block carries this id inside the call's <details>
-        docs.append(["t", url + str(anchor), ts, call.name + "\t" + file_of(call.input), text])
+            failed = call.result.is_error
+        docs.append(["t", url + str(anchor), ts, tool_field(call.name, file_of(call.input), failed), text])
     return docs
 
 
@@ -171,12 +210,13 @@ def message_docs(m: Message, prefix: str) -> list[list]:
     url = prefix + "#L"
     if m.kind == "user":
         text = " ".join(b[1] for b in m.blocks if b[0] == "text" and isinstance(b[1], str))
-        return [["p", url + str(m.line), ts, "", text[:CAPS["prompt"]]]] if text.strip() else []
+        return [["p", url + str(m.line), ts, "", text[:SHOWN]]] if text.strip() else []
     if m.kind == "assistant":
         return _assistant_docs(m, url, ts)
     if m.kind == "result":  # one block: ("tool_result", the result)
         name = (m.late_call or {}).get("name") or "tool result"
-        return [["t", url + str(m.line), ts, name + "\t", name + "\n" + _result_text(m.blocks[0][1].content)]]
+        res = m.blocks[0][1]
+        return [["t", url + str(m.line), ts, tool_field(name, "", res.is_error), name + "\n" + _result_text(res.content)]]
     return []
 
 

@@ -106,7 +106,8 @@ def _new_run(job: SessionJob) -> SessionRun:
         session=s, writer=writer, opts=job.opts, project_title=job.project_title, summary_title=job.summary_title,
         blobs=BlobStore(job.out, writer.written), agent_urls=agent_urls(s), agent_calls={},
         copy_tool_result=copy,
-        render_cache=job.render_cache, search=search.SessionIndex(writer, pdir, s.id, records, job.packed_search),
+        render_cache=job.render_cache, search=(search.SessionIndex(writer, pdir, s.id, records, job.packed_search)
+                                                if job.opts.search else None),
         before_edits=BeforeEdits(job.home.files(), pdir, s.id, writer) if job.home is not None else None,
         plan_urls=job.home.plan_urls if job.home is not None else {},
         kept_ledgers=(old.ledgers if old is not None else {}),  # the previous run's usage ledgers
@@ -176,7 +177,8 @@ def update_session(job: SessionJob) -> SessionOutcome:
     state.home_digest = digest(home)
     state.side = side
     return SessionOutcome(PackedState.of(state), [str(p) for p in run.writer.written], deleted,
-                          [ts.summary.error for ts in new_ts.values() if ts.summary.error], run.search.deltas)
+                          [ts.summary.error for ts in new_ts.values() if ts.summary.error],
+                          run.search.deltas if run.search is not None else [])
 
 
 def _spill(job: SessionJob, new_ts: dict, modes: dict) -> list:

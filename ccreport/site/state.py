@@ -46,6 +46,7 @@ from ccreport.layout import STATE_DIR, turns_state_dir
 # SessionState.agent_titles), the files a sub-agent transcript changed (TranscriptState.changed) and
 # its agent id per turn's sub-agent call; warm-up runs (TranscriptSummary.warmup, SessionInfo.warmups);
 # a session's summary title (SessionInfo.summary_title; the head's "leaves": site.leaftitles);
+# search documents hold whole texts and a failed call's flag (the records' digests change);
 # 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;

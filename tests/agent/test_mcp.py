@@ -32,6 +32,8 @@ CALLS = [
     ("search", {"query": "pytest"}),
     ("search", {"query": "pytest tool:Bash"}),
     ("search", {"query": "pytest project:gallery"}),
+    ("search", {"query": "tool:Bash"}),
+    ("search", {"query": "crash is:error"}),
 ]
 BAD = [
     ("session_transcript", {"session": "../../etc/passwd"}),
@@ -42,8 +44,7 @@ BAD = [
     ("session_outline", {"session": "ffffffff-0000-0000-0000-000000000000"}),
     ("session_transcript", {"session": SID, "agent": "a000000000"}),
     ("session_transcript", {"session": SID, "tail": -1}),
-    ("search", {"query": "crash is:error"}),
-    ("search", {"query": "tool:Bash"}),
+    ("search", {"query": "crash is:foo"}),
     ("list_sessions", {"limit": 0}),
     ("session_transcript", {"session": "x" * 100_000}),
     ("search", {"query": "word " * 1000}),
@@ -98,6 +99,14 @@ def test_outline_is_the_session_pages(sample):
     assert AGENT in {x["agent"] for x in o["agents"]}
 
 
+def test_a_filter_alone_lists_what_it_selects(sample):
+    """The site's search: tool:Bash alone lists Bash calls (sessions newest first); is:error the failed calls."""
+    site, _, r, _ = sample
+    bash, errors = r[10].data["hits"], r[11].data["hits"]
+    assert bash and all(h["kind"] == "tool" for h in bash) and all(resolves(site, h["url"]) for h in bash)
+    assert all(h["kind"] == "tool" for h in errors)
+
+
 def test_search_hits_link_to_their_message(sample):
     site, _, r, _ = sample
     umlaut = r[6].data["hits"]
@@ -118,11 +127,10 @@ def test_bad_ids_and_unknown_sessions_are_tool_errors(sample):
     assert "no session ffffffff" in bad[5].text
     assert "has no transcript a000000000" in bad[6].text
     assert "tail must be" in bad[7].text
-    assert "is: is not supported" in bad[8].text
-    assert "no words" in bad[9].text
-    assert "limit must be" in bad[10].text
-    assert "not a valid session id" in bad[11].text and len(bad[11].text) < 1000
-    assert "at most 2,000" in bad[12].text
+    assert "cannot read the filter" in bad[8].text and "is:foo" in bad[8].text
+    assert "limit must be" in bad[9].text
+    assert "not a valid session id" in bad[10].text and len(bad[10].text) < 1000
+    assert "at most 2,000" in bad[11].text
 
 
 # ---- a session the home lost after a build: read from the site's archive ---------------------

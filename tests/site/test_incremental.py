@@ -21,6 +21,7 @@ from ccreport.site import state as S
 from ccreport.site.build import Options, build
 from ccreport.layout import SEARCH_DELTA, search_docs, search_units
 from ccreport.site.search import DOCS_PER_CHUNK, unit_key
+from ccreport.site.searchindex import units_file
 from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file, rel_written, site_files
 from util import CORPUS, assistant, make_home, page_text, tool_result, user, write_jsonl
 
@@ -68,7 +69,7 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     record = S.State.load(out).session((PROJECT, SID)).transcripts["main"].search
     last_chunk = (record["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
-                       search_docs(key, last_chunk), search_units(key[:2]), SEARCH_DELTA}
+                       search_docs(key, last_chunk), search_units(units_file(key)), SEARCH_DELTA}
     # The delta holds the unit's re-read last page: its cut is that page's first document.
     delta = json.loads((out / SEARCH_DELTA).read_text()[len("ccreportSearch.delta("):-3])
     assert delta["cuts"] == {key: record["firsts"][-1][1]} and {u for flat in delta["terms"].values() for u in flat[::2]} == {key}
