@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from ccreport import __version__
-from ccreport import cli as cli_mod
+from ccreport.cli import base as cli_mod
 from ccreport.cli import cli
 from util import SAMPLE_HOME, make_home, user
 

@@ -24,7 +24,7 @@ def test_wheel_installs_and_builds_a_site(tmp_path):
     wheels = list(dist.glob("ccreport-*.whl"))
     assert len(wheels) == 1
     names = zipfile.ZipFile(wheels[0]).namelist()
-    for needed in ("ccreport/cli.py", "ccreport/templates/page.html", "ccreport/templates/base.html",
+    for needed in ("ccreport/cli/__init__.py", "ccreport/templates/page.html", "ccreport/templates/base.html",
                    "ccreport/assets/style.css", "ccreport/assets/app.js"):
         assert needed in names, needed
 
