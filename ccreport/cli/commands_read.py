@@ -25,23 +25,28 @@ from ccreport.cli.base import HOME_HELP, _SessionCommand, _errors, _fail, _no_se
 def tail(home, session, lines, agent, as_json, follow):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
     from ccreport.source.locate import LocateError
-    from ccreport.inspect.tail import follow_lines, line_start, locate, readable, readable_entry, tail as run_tail
+    from ccreport.inspect.tail import follow_lines, json_chunks, line_start, locate, readable_entry, readable_lines
+    from ccreport.inspect.tail import stream_tail
 
     home = resolve_home(str(home) if home else None)
     with _errors("cannot read the transcript", code=1):
         try:
             # Where following starts is taken before the tail is read: a line written meanwhile shows twice, never not.
             start = line_start(locate(home, session, agent)[2]) if follow else None
-            result = run_tail(home, session, lines, agent, as_json)
+            head, shown, entries = stream_tail(home, session, lines, agent, as_json)
+            # (printed as they are read again: the entries are never all held at once)
+            for chunk in json_chunks(head, entries) if as_json else readable_lines(head, entries, shown):
+                click.echo(chunk, nl=not as_json)
         except LocateError as exc:
             _no_session(exc)
-    click.echo(orjson.dumps(result).decode() if as_json else readable(result))
+    if as_json:
+        click.echo()
     if start is None:
         return
     offset, unfinished = start
     try:
         with _errors("cannot read the transcript", code=1):
-            for line, entry in follow_lines(Path(result["path"]), offset, result["totalLines"] + (not unfinished)):
+            for line, entry in follow_lines(Path(head["path"]), offset, head["totalLines"] + (not unfinished)):
                 click.echo(orjson.dumps(entry).decode() if as_json else readable_entry(line, entry))
     except KeyboardInterrupt:
         pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -58,13 +59,46 @@ def tail(home: Path, spec: str, n: int = 200, agent: str | None = None, as_json:
     the readable form). With ``catalog`` (see locate) also a transcript only the archive has
     ("archived": true)."""
     session, t, resolved = locate(home, spec, agent, catalog)
-    with (open_transcript(t) if t.store is not None else open(resolved, "rb")) as fh:
+    with _open(t, resolved) as fh:
         total, lines = read_tail(fh, n, as_json, budget)
-    out = {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
-           "truncated": total > len(lines), "entries": lines}
+    return {**_head(session, t, resolved, total, len(lines)), "entries": lines}
+
+
+def stream_tail(home: Path, spec: str, n: int = 200, agent: str | None = None, as_json: bool = True,
+                catalog: Catalog | None = None) -> tuple[dict, int, Iterator[dict]]:
+    """tail's answer without its entries, how many there are, and the entries one at a time (the
+    command prints them as they come: a few hundred thousand small entries held as objects took
+    245 MB). The lines are chosen as tail chooses them, then read again one by one."""
+    session, t, resolved = locate(home, spec, agent, catalog)
+    with _open(t, resolved) as fh:
+        total, spans = _choose(fh, n, as_json, None, keep=False)
+
+    def entries() -> Iterator[dict]:
+        with _open(t, resolved) as fh:
+            for start, end in spans:
+                yield entry_of(read_span(fh, start, end, jsonl.LINE_CAP))
+
+    return _head(session, t, resolved, total, len(spans)), len(spans), entries()
+
+
+def _open(t: Transcript, resolved: Path):
+    return open_transcript(t) if t.store is not None else open(resolved, "rb")
+
+
+def _head(session: Session, t: Transcript, resolved: Path, total: int, shown: int) -> dict:
+    head = {"sessionId": session.id, "agentId": t.id, "path": str(resolved), "totalLines": total,
+            "truncated": total > shown}
     if t.store is not None:
-        out["archived"] = True
-    return out
+        head["archived"] = True
+    return head
+
+
+def json_chunks(head: dict, entries: Iterable[dict]) -> Iterator[str]:
+    """``{**head, "entries": [...]}`` as JSON, a piece at a time."""
+    yield orjson.dumps(head).decode()[:-1] + ',"entries":['
+    for k, e in enumerate(entries):
+        yield ("," if k else "") + orjson.dumps(e).decode()
+    yield "]}"
 
 
 # --- tail -f ----------------------------------------------------------------------------------
@@ -109,24 +143,28 @@ def read_tail(source, n: int, as_json: bool = True, budget: int | None = None) -
     if isinstance(source, (str, Path)):
         with open(source, "rb") as fh:
             return read_tail(fh, n, as_json, budget)
+    return _choose(source, n, as_json, budget, keep=True)
+
+
+def _choose(fh, n: int, as_json: bool, budget: int | None, keep: bool) -> tuple[int, list]:
+    """(line count, the last lines that fit, oldest first: their entries, or only their spans)."""
     measure = _json_size if as_json else _readable_size
     budget = BUDGET - HEADROOM if budget is None else budget
-    fh = source
     total = count_lines(fh)
-    entries: list[dict] = []
+    chosen: list = []
     kept = 0
     for start, end in spans_backwards(fh):
-        if n and len(entries) >= n:
+        if n and len(chosen) >= n:
             break
         # One line in memory at a time (at most jsonl.LINE_CAP of it), kept only once capped.
         e = entry_of(read_span(fh, start, end, jsonl.LINE_CAP))
-        cost = max(measure(total - len(entries), e), ENTRY_MIN)
-        if entries and kept + cost > budget:
+        cost = max(measure(total - len(chosen), e), ENTRY_MIN)
+        if chosen and kept + cost > budget:
             break
-        entries.append(e)
+        chosen.append(e if keep else (start, end))
         kept += cost
-    entries.reverse()
-    return total, entries
+    chosen.reverse()
+    return total, chosen
 
 
 def _json_size(line: int, e: dict) -> int:
@@ -171,11 +209,15 @@ def shrink(obj: dict, keep: int | None = None) -> dict:
 
 # --- the readable form ------------------------------------------------------------------------
 def readable(result: dict) -> str:
-    out = [f"{printable(result['path'])} · {result['totalLines']:,} lines"
-           + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")]
-    for line, e in enumerate(result["entries"], result["totalLines"] - len(result["entries"]) + 1):
-        out.extend(_turn(line, e))
-    return "\n".join(out)
+    return "\n".join(readable_lines(result, result["entries"], len(result["entries"])))
+
+
+def readable_lines(head: dict, entries: Iterable[dict], shown: int) -> Iterator[str]:
+    """The readable form, a line (or a turn) at a time: the header, then each entry's turn."""
+    yield (f"{printable(head['path'])} · {head['totalLines']:,} lines"
+           + (f" · the last {shown:,}" if head["truncated"] else ""))
+    for line, e in enumerate(entries, head["totalLines"] - shown + 1):
+        yield from _turn(line, e)
 
 
 def _clean(s: str, limit: int) -> str:

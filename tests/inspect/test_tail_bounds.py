@@ -37,3 +37,22 @@ def test_tail_at_the_real_cap(home):
     r = tail(home, SID, 0, as_json=False)
     assert len(readable(r).encode()) <= tail_mod.BUDGET
     assert len(r["entries"]) == N and not r["truncated"]  # 200,000 × ENTRY_MIN fits in 16 MiB
+
+
+def test_the_command_streams_what_tail_chose(tmp_path):
+    """`ccreport tail` prints the entries as it reads them again (stream_tail): the same bytes as the
+    answer tail() gives, never all the entries held at once."""
+    from ccreport.inspect.tail import json_chunks, readable, readable_lines, stream_tail, tail
+
+    home = tmp_path / "home"
+    sid = "00000000-0000-4000-8000-000000000001"
+    lines = [orjson.dumps({"type": "user", "uuid": f"u{i}", "sessionId": sid, "timestamp": "2025-06-01T10:00:00.000Z",
+                           "message": {"role": "user", "content": f"hi {i}"}}) for i in range(500)]
+    (home / "projects" / "-p").mkdir(parents=True)
+    (home / "projects" / "-p" / f"{sid}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    for n in (0, 7):
+        for as_json in (True, False):
+            whole = tail(home, sid, n, None, as_json)
+            head, shown, entries = stream_tail(home, sid, n, None, as_json)
+            printed = "".join(json_chunks(head, entries)) if as_json else "\n".join(readable_lines(head, entries, shown))
+            assert printed == (orjson.dumps(whole).decode() if as_json else readable(whole))
