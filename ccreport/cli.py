@@ -170,6 +170,13 @@ def _store_options(f):
                         help="Folder of the archive of the home's files. Default: OUT/.ccreport/store.")(f)
 
 
+def _site_option(f):
+    """--site: whose archive a read takes the sessions the home lost from (no site or no archive
+    there: the home alone, as without the option)."""
+    return click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+                        help="Also read the sessions the home lost from this site's archive (when it has one).")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccreport")
 def cli():
@@ -297,20 +304,27 @@ def serve(home, out, host, port, watch, open_browser, page_size, jobs, quiet, ve
 @click.option("--json", "as_json", is_flag=True,
               help="Print seed-003's JSON shape instead of readable turns (with -f: then one JSON line per new entry).")
 @click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are appended (Ctrl-C stops).")
-def tail(home, session, lines, agent, as_json, follow):
+@_site_option
+def tail(home, session, lines, agent, as_json, follow, site):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
+    from ccreport.source.archive import home_and_archive
     from ccreport.source.locate import LocateError
     from ccreport.inspect.tail import follow_lines, line_start, locate, readable, readable_entry, tail as run_tail
 
     home = resolve_home(str(home) if home else None)
     with _errors("cannot read the transcript", code=1):
         try:
-            # Where following starts is taken before the tail is read: a line written meanwhile shows twice, never not.
-            start = line_start(locate(home, session, agent)[2]) if follow else None
-            result = run_tail(home, session, lines, agent)
+            catalog = home_and_archive(home, site)
+            _, t, path = locate(home, session, agent, catalog)
+            # Where following starts is taken before the tail is read: a line written meanwhile shows
+            # twice, never not. A transcript the home lost does not grow: nothing to follow.
+            start = line_start(path) if follow and t.store is None else None
+            result = run_tail(home, session, lines, agent, catalog=catalog)
         except LocateError as exc:
             _no_session(exc)
     click.echo(orjson.dumps(result).decode() if as_json else readable(result))
+    if follow and result.get("archived"):
+        click.echo("ccreport: the home lost this transcript (read from the archive): nothing to follow", err=True)
     if start is None:
         return
     offset, unfinished = start
@@ -361,11 +375,14 @@ def watch(home, out, page_size, quiet):
 @click.option("--gist", is_flag=True,
               help="Publish the export as a secret GitHub Gist with the GitHub CLI (gh) and print its URL.")
 @click.option("--public", is_flag=True, help="With --gist: make the gist public (listed and searchable).")
-def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary, gist, public):
+@_site_option
+def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary, gist, public,
+           site):
     """Export one SESSION (id, unique prefix, 'latest', or path to a .jsonl) to share it."""
     from ccreport.share.export import ExportError, ExportOptions
     from ccreport.share.gist import export_gist
     from ccreport.share.run import run_export
+    from ccreport.source.archive import home_and_archive
     from ccreport.source.locate import LocateError
     from ccreport.share.redact import compile_patterns
 
@@ -383,7 +400,9 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
     with _errors("cannot write the export"):
         home = resolve_home(str(home) if home else None)
         try:
-            url, messages = export_gist(home, session, opts, public) if gist else (None, run_export(home, session, out, opts))
+            catalog = home_and_archive(home, site)
+            url, messages = (export_gist(home, session, opts, public, catalog) if gist
+                             else (None, run_export(home, session, out, opts, catalog=catalog)))
         except LocateError as exc:
             _no_session(exc)
         except ExportError as exc:
@@ -419,7 +438,8 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
 @click.option("--generations", metavar="SESSION", default=None,
               help="List the versions the archive keeps of each file of SESSION instead (for restore --generation).")
 @click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
-              help="With --generations: the site whose archive is read.")
+              help="The site whose archive is read: the sessions the home lost are listed too, marked "
+                   "(when it has one); with --generations, the versions it keeps.")
 @click.option("--store", type=click.Path(path_type=Path), default=None,
               help="With --generations: the archive folder (default: SITE/.ccreport/store).")
 def list_sessions(home, project, as_json, show_empty, generations, site, store):
@@ -430,7 +450,7 @@ def list_sessions(home, project, as_json, show_empty, generations, site, store):
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     with _errors():
-        rows = list_rows(resolve_home(str(home) if home else None), project)
+        rows = list_rows(resolve_home(str(home) if home else None), project, site)
     shown = rows if show_empty else [r for r in rows if not r.empty]
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
@@ -460,15 +480,17 @@ def _list_generations(session: str, root: Path, as_json: bool) -> None:
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
+@_site_option
 @click.option("--store", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
-              help="Count the sessions this archive kept after the home lost them (a site's OUT/.ccreport/store).")
-def stats(home, as_json, store):
+              help="The archive folder to read instead of SITE/.ccreport/store.")
+def stats(home, as_json, site, store):
     """Token usage and cost per project, model and day (the figures the site shows)."""
     from ccreport.inspect.stats import collect, render_json, render_text
+    from ccreport.source.archive import site_store
 
     home = resolve_home(str(home) if home else None)
     with _errors():
-        data = collect(home, store)
+        data = collect(home, store if store is not None else site_store(site))
     for problem in data["problems"]:
         click.echo(f"ccreport: warning: {problem}", err=True)
     click.echo(render_json(data) if as_json else render_text(data), nl=False)

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
-from ccreport.source.home import Catalog, HomeError, Transcript, discover
+from ccreport.source.archive import home_and_archive
+from ccreport.source.home import Catalog, HomeError, Transcript
+from ccreport.source.reading import open_transcript
 from ccreport.source.jsonl import Reader
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 from ccreport.model.messages import Builder, Message
@@ -27,10 +29,12 @@ TEXT_MAX = 10 * 1024
 # --- which sessions exist -------------------------------------------------------------------------
 class CatalogCache:
     """Discovery (which costs more than the request), reused while the home's listing is unchanged
-    and for at most ``ttl`` seconds (docs/live.md); transcript contents are never cached."""
+    and for at most ``ttl`` seconds (docs/live.md); transcript contents are never cached. ``site``:
+    the served site, whose archive keeps the sessions the home lost (read from it when it has one)."""
 
-    def __init__(self, ttl: float = 2.0):
+    def __init__(self, ttl: float = 2.0, site: Path | None = None):
         self.ttl = ttl
+        self.site = site
         self.entry: tuple | None = None  # (home, signature, monotonic time, catalog): replaced whole, no lock
 
     def get(self, home: Path) -> Catalog:
@@ -39,7 +43,7 @@ class CatalogCache:
         e = self.entry
         if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
             return e[3]
-        catalog = discover(home)
+        catalog = home_and_archive(home, self.site)
         self.entry = (home, sig, now, catalog)
         return catalog
 
@@ -76,7 +80,7 @@ def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCach
         if agent is not None and agent != "main":
             check_id(agent, "agent id")
         t = find_transcript(session, agent)
-        return 200, dict(transcript_window(t.path, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
+        return 200, dict(transcript_window(t, limit=_int(params, "limit", LIMIT_DEFAULT, 1),
                                            after=_int(params, "after", None, 0), before=_int(params, "before", None, 0),
                                            offset=_int(params, "offset", None, 0), page_size=page_size),
                          session_id=session.id, agent_id=t.id)
@@ -110,7 +114,7 @@ def _int(params: dict, name: str, default, minimum: int):
 # --- the transcripts of a session ---------------------------------------------------------------
 def _describe(t: Transcript, page_size: int) -> dict:
     try:
-        count = sum(1 for _ in iter_messages(t.path, page_size))
+        count = sum(1 for _ in iter_messages(t, page_size))
     except OSError:
         count = None
     name = "Main Agent" if t.kind == "main" else (t.agent_type or t.label)
@@ -119,15 +123,16 @@ def _describe(t: Transcript, page_size: int) -> dict:
 
 
 # --- one transcript -------------------------------------------------------------------------------
-def iter_messages(path: Path, page_size: int) -> Iterator[Message]:
-    """Every message of the file in order, each final (taken from a finished or the last page)."""
-    with open(path, "rb") as fh:
+def iter_messages(t: Transcript, page_size: int) -> Iterator[Message]:
+    """Every message of the transcript in order, each final (taken from a finished or the last
+    page); from the site's archive when the home lost it."""
+    with open_transcript(t) as fh:
         for page in paginate(Reader(fh), Builder(), page_size):
             yield from page.messages
             page.messages = []
 
 
-def transcript_window(path: Path, limit: int, after: int | None, before: int | None, offset: int | None,
+def transcript_window(t: Transcript, limit: int, after: int | None, before: int | None, offset: int | None,
                       page_size: int) -> dict:
     """The messages one request asks for, with ``total``, ``has_more`` and the line cursors."""
     if offset is not None and (after is not None or before is not None):
@@ -140,7 +145,7 @@ def transcript_window(path: Path, limit: int, after: int | None, before: int | N
     # From the start (after, offset): the first ``limit``; otherwise the last ``limit``.
     kept: list | deque = [] if after is not None or offset is not None else deque(maxlen=limit)
     try:
-        for m in iter_messages(path, page_size):
+        for m in iter_messages(t, page_size):
             total += 1
             if (after is not None and m.line <= after) or (before is not None and m.line >= before):
                 continue
