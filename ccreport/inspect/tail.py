@@ -154,7 +154,8 @@ def shrink(obj: dict, keep: int | None = None) -> dict:
 # --- the readable form ------------------------------------------------------------------------
 def readable(result: dict) -> str:
     out = [f"{result['path']} · {result['totalLines']:,} lines"
-           + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")]
+           + (f" · the last {len(result['entries']):,}" if result["truncated"] else "")
+           + (" · kept by the archive (the home lost it)" if result.get("archived") else "")]
     for line, e in enumerate(result["entries"], result["totalLines"] - len(result["entries"]) + 1):
         out.extend(_turn(line, e))
     return "\n".join(out)

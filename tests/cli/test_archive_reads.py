@@ -106,3 +106,4 @@ def test_tail_follow_of_a_lost_transcript_stops(lost):
     res = CliRunner().invoke(cli, ["tail", LOST, "-n", "1", "-f", "--home", str(lost["home"]),
                                    "--site", str(lost["root"] / "site")])
     assert res.exit_code == 0 and "line 34" in res.stdout and "nothing to follow" in res.stderr
+    assert "34 lines · the last 1 · kept by the archive" in res.stdout.splitlines()[0]
