@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ccreport.inspect.tail import locate, tail
-from ccreport.layout import STATE_DIR, page_name, session_url
+from ccreport.layout import page_name, session_url
 from ccreport.model.messages import Builder, title_of
 from ccreport.model.pages import DEFAULT_PAGE_SIZE, paginate
 from ccreport.model.prices import UNITS_PER_DOLLAR
@@ -24,11 +24,10 @@ from ccreport.render.turns import figures_text
 from ccreport.render.outline import answer_lines
 from ccreport.site.searchquery import search_site
 from ccreport.source.activity import has_conversation, last_activity, project_path
-from ccreport.source.archive import merge
-from ccreport.source.home import Catalog, Session, discover
+from ccreport.source.archive import home_and_archive
+from ccreport.source.home import Catalog, Session
 from ccreport.source.jsonl import Reader
 from ccreport.source.reading import open_transcript
-from ccreport.source.store import Store
 
 LIST_MAX = 200  # sessions one list_sessions call may ask for
 SEARCH_MAX = 100  # hits one search call may ask for
@@ -43,16 +42,9 @@ class Archive:
     site: Path
     page_size: int = DEFAULT_PAGE_SIZE  # the site's page size: outline URLs name its pages
 
-    @property
-    def store(self) -> Path:
-        return self.site / STATE_DIR / "store"
-
     def catalog(self) -> Catalog:
         """The home's sessions, plus those only the site's archive still has (when there is one)."""
-        catalog = discover(self.home)
-        if (self.store / "index.json").is_file():
-            catalog = merge(catalog, Store(self.store))
-        return catalog
+        return home_and_archive(self.home, self.site)
 
 
 def _main_pass(s: Session, page_size: int) -> tuple[dict, Turns]:

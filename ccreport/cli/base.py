@@ -179,6 +179,13 @@ def _store_options(f):
                         help="Folder of the archive of the home's files. Default: OUT/.ccreport/store.")(f)
 
 
+def _site_option(f):
+    """--site: whose archive a read takes the sessions the home lost from (no site or no archive
+    there: the home alone, as without the option)."""
+    return click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
+                        help="Also read the sessions the home lost from this site's archive (when it has one).")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccreport")
 def cli():

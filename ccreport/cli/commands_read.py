@@ -9,7 +9,7 @@ import click
 import orjson
 
 from ccreport.source.home import resolve_home
-from ccreport.cli.base import HOME_HELP, _SessionCommand, _errors, _fail, _no_session, _page_size, _store_of, cli, printable
+from ccreport.cli.base import HOME_HELP, _site_option, _SessionCommand, _errors, _fail, _no_session, _page_size, _store_of, cli, printable
 
 
 @cli.command(cls=_SessionCommand)
@@ -22,18 +22,23 @@ from ccreport.cli.base import HOME_HELP, _SessionCommand, _errors, _fail, _no_se
               help="Print JSON instead of readable turns: {sessionId, agentId, path, totalLines, truncated, entries} "
                    "with the entries oldest first (with -f: then one JSON line per new entry).")
 @click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are appended (Ctrl-C stops).")
-def tail(home, session, lines, agent, as_json, follow):
+@_site_option
+def tail(home, session, lines, agent, as_json, follow, site):
     """The last lines of a session's transcript. SESSION: an id, a unique id prefix, or 'latest'."""
     from ccreport.source.locate import LocateError
     from ccreport.inspect.tail import follow_lines, json_chunks, line_start, locate, readable_entry, readable_lines
     from ccreport.inspect.tail import stream_tail
+    from ccreport.source.archive import home_and_archive
 
     home = resolve_home(str(home) if home else None)
     with _errors("cannot read the transcript", code=1):
         try:
-            # Where following starts is taken before the tail is read: a line written meanwhile shows twice, never not.
-            start = line_start(locate(home, session, agent)[2]) if follow else None
-            head, shown, entries = stream_tail(home, session, lines, agent, as_json)
+            catalog = home_and_archive(home, site)
+            _, t, path = locate(home, session, agent, catalog)
+            # Where following starts is taken before the tail is read: a line written meanwhile shows
+            # twice, never not. A transcript the home lost does not grow: nothing to follow.
+            start = line_start(path) if follow and t.store is None else None
+            head, shown, entries = stream_tail(home, session, lines, agent, as_json, catalog)
             # (printed as they are read again: the entries are never all held at once)
             for chunk in json_chunks(head, entries) if as_json else readable_lines(head, entries, shown):
                 click.echo(chunk, nl=not as_json)
@@ -41,6 +46,8 @@ def tail(home, session, lines, agent, as_json, follow):
             _no_session(exc)
     if as_json:
         click.echo()
+    if follow and head.get("archived"):
+        click.echo("ccreport: the home lost this transcript (read from the archive): nothing to follow", err=True)
     if start is None:
         return
     offset, unfinished = start
@@ -74,11 +81,14 @@ def tail(home, session, lines, agent, as_json, follow):
 @click.option("--gist", is_flag=True,
               help="Publish the export as a secret GitHub Gist with the GitHub CLI (gh) and print its URL.")
 @click.option("--public", is_flag=True, help="With --gist: make the gist public (listed and searchable).")
-def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary, gist, public):
+@_site_option
+def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patterns, max_chars, summary, gist, public,
+           site):
     """Export one SESSION (id, unique prefix, 'latest', or path to a .jsonl) to share it."""
     from ccreport.share.export import ExportError, ExportOptions
     from ccreport.share.gist import export_gist
     from ccreport.share.run import run_export
+    from ccreport.source.archive import home_and_archive
     from ccreport.source.locate import LocateError
     from ccreport.share.redact import compile_patterns
 
@@ -96,7 +106,9 @@ def export(session, home, out, fmt, agents, no_thinking, no_tools, redact, patte
     with _errors("cannot write the export"):
         home = resolve_home(str(home) if home else None)
         try:
-            url, messages = export_gist(home, session, opts, public) if gist else (None, run_export(home, session, out, opts))
+            catalog = home_and_archive(home, site)
+            url, messages = (export_gist(home, session, opts, public, catalog) if gist
+                             else (None, run_export(home, session, out, opts, catalog=catalog)))
         except LocateError as exc:
             _no_session(exc)
         except ExportError as exc:
@@ -133,7 +145,8 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
 @click.option("--generations", metavar="SESSION", default=None,
               help="List the versions the archive keeps of each file of SESSION instead (for restore --generation).")
 @click.option("--site", type=click.Path(path_type=Path), default=Path("ccreport-site"), show_default=True,
-              help="With --generations: the site whose archive is read.")
+              help="The site whose archive is read: the sessions the home lost are listed too, marked "
+                   "(when it has one); with --generations, the versions it keeps.")
 @click.option("--store", type=click.Path(path_type=Path), default=None,
               help="With --generations: the archive folder (default: SITE/.ccreport/store).")
 def list_sessions(home, project, as_json, show_empty, generations, site, store):
@@ -144,7 +157,7 @@ def list_sessions(home, project, as_json, show_empty, generations, site, store):
     from ccreport.inspect.listing import format_table, list_rows, rows_json
 
     with _errors():
-        rows = list_rows(resolve_home(str(home) if home else None), project)
+        rows = list_rows(resolve_home(str(home) if home else None), project, site)
     shown = rows if show_empty else [r for r in rows if not r.empty and not r.warmup]
     click.echo(rows_json(shown) if as_json else format_table(shown))
     if len(shown) < len(rows) and not as_json:
@@ -176,15 +189,17 @@ def _list_generations(session: str, root: Path, as_json: bool) -> None:
 @cli.command()
 @click.option("--home", type=click.Path(path_type=Path), help=HOME_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
+@_site_option
 @click.option("--store", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
-              help="Count the sessions this archive kept after the home lost them (a site's OUT/.ccreport/store).")
-def stats(home, as_json, store):
+              help="The archive folder to read instead of SITE/.ccreport/store.")
+def stats(home, as_json, site, store):
     """Token usage and cost per project, model and day (the figures the site shows)."""
     from ccreport.inspect.stats import collect, render_json, render_text
+    from ccreport.source.archive import site_store
 
     home = resolve_home(str(home) if home else None)
     with _errors():
-        data = collect(home, store)
+        data = collect(home, store if store is not None else site_store(site))
     for problem in data["problems"]:
         click.echo(f"ccreport: warning: {printable(problem)}", err=True)
     click.echo(render_json(data) if as_json else render_text(data), nl=False)

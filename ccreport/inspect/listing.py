@@ -16,8 +16,9 @@ from ccreport.model.text import plain_text
 from ccreport.model.warmup import is_warmup
 from ccreport.render.markup import human_size
 from ccreport.source.activity import last_activity, project_path
-from ccreport.source.home import Session, Transcript, discover
-from ccreport.source.jsonl import read_entries
+from ccreport.source.archive import home_and_archive
+from ccreport.source.home import Session, Transcript
+from ccreport.source.reading import read_transcript
 from ccreport.source.summaries import project_titles
 
 @dataclass(slots=True)
@@ -34,6 +35,8 @@ class SessionRow:
     size: int
     empty: bool  # no user or assistant line anywhere (hidden unless asked for)
     warmup: bool  # sub-agent warm-up runs only (model.warmup): no session to list (hidden unless asked for)
+    in_home: bool = True  # False: the home lost it, the site's archive (--site) keeps it
+    gone_since: str | None = None  # then: the day the home was last seen with it
 
 
 def _scan(t: Transcript) -> dict:
@@ -41,7 +44,7 @@ def _scan(t: Transcript) -> dict:
     site's default size, so messages are merged and counted exactly as the pages show them)."""
     builder = Builder()
     try:
-        for _page in paginate(read_entries(t.path), builder, DEFAULT_PAGE_SIZE):
+        for _page in paginate(read_transcript(t), builder, DEFAULT_PAGE_SIZE):  # the archive's copy if lost
             pass
     except OSError:
         pass
@@ -60,14 +63,16 @@ def session_row(s: Session, project: str, summary_title: str | None = None) -> S
     # (a title taken from a prompt may hold Markdown: shown as the text it marks up)
     return SessionRow(s.id, project, s.project.dir_name, (plain_text(title or "") or "(untitled session)")[:200],
                       last_activity(s), sum(c["messages"] for c in carries), len(s.agents), s.size, talk == 0,
-                      any(warm) and all(w or not c["messages"] for w, c in zip(warm, carries)))
+                      any(warm) and all(w or not c["messages"] for w, c in zip(warm, carries)),
+                      s.gone is None, s.gone)
 
 
-def list_rows(home: Path, project: str | None = None) -> list[SessionRow]:
-    """Every session, newest first (by last activity: the first non-empty row is `latest`)."""
+def list_rows(home: Path, project: str | None = None, site: Path | None = None) -> list[SessionRow]:
+    """Every session, newest first (by last activity: the first non-empty row is `latest`); with
+    ``site``, also those the home lost that the site's archive keeps (when it has one)."""
     rows = []
     needle = project.lower() if project else None
-    for p in discover(home).projects:
+    for p in home_and_archive(home, site).projects:
         name = project_path(p)
         if needle and needle not in name.lower() and needle not in p.dir_name.lower():
             continue
@@ -113,7 +118,8 @@ def format_table(rows: list[SessionRow], width: int = 60) -> str:
     body = []
     for r in rows:
         # (names and titles from the home: no control, bidi or zero-width character reaches the terminal)
-        body.append((printable(r.id), fit(printable(r.project), 40, from_end=True), fit(printable(r.title), width),
+        title = printable(r.title) if r.in_home else f"[kept by the archive] {printable(r.title)}"
+        body.append((printable(r.id), fit(printable(r.project), 40, from_end=True), fit(title, width),
                      r.last_activity.replace("T", " ").rstrip("Z"), f"{r.messages:,}", human_size(r.size)))
     # Columns are padded by what the terminal shows, not by characters (a CJK title is twice as wide).
     widths = [max(columns(x[i]) for x in [head] + body) for i in range(len(head))]

@@ -8,18 +8,15 @@ from pathlib import Path
 
 from ccreport.inspect.terminal import printable
 from ccreport.source.activity import project_path
-from ccreport.source.archive import merge
+from ccreport.source.archive import with_archive
 from ccreport.source.home import discover
-from ccreport.source.store import Store
 from ccreport.model.usage import fmt_cost, merge_reports, session_report
 
 
 def collect(home: Path, store: Path | None = None) -> dict:
     """{"home": report, "projects": {dir: report + {"sessions": {id: report}}}, "problems": [...]};
     with ``store``, the sessions it kept after the home lost them count too (read from it)."""
-    catalog = discover(home)
-    if store is not None:
-        catalog = merge(catalog, Store(store))
+    catalog = with_archive(discover(home), store)  # no archive there: the home alone
     projects = {}
     for p in catalog.projects:
         sessions = {sid: session_report(s) for sid, s in sorted(p.sessions.items())}

@@ -215,7 +215,8 @@ def readable(result: dict) -> str:
 def readable_lines(head: dict, entries: Iterable[dict], shown: int) -> Iterator[str]:
     """The readable form, a line (or a turn) at a time: the header, then each entry's turn."""
     yield (f"{printable(head['path'])} · {head['totalLines']:,} lines"
-           + (f" · the last {shown:,}" if head["truncated"] else ""))
+           + (f" · the last {shown:,}" if head["truncated"] else "")
+           + (" · kept by the archive (the home lost it)" if head.get("archived") else ""))
     for line, e in enumerate(entries, head["totalLines"] - shown + 1):
         yield from _turn(line, e)
 

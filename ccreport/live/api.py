@@ -14,7 +14,9 @@ from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote
 
 from ccreport.live.answers import AnswerCache
-from ccreport.source.home import Catalog, HomeError, Transcript, discover
+from ccreport.source.archive import home_and_archive
+from ccreport.source.home import Catalog, HomeError, Transcript
+from ccreport.source.reading import open_transcript
 from ccreport.source.jsonl import Reader
 from ccreport.source.locate import LocateError, check_id, find_session, find_transcript
 from ccreport.model.messages import Builder, Message
@@ -30,10 +32,12 @@ TEXT_MAX = 10 * 1024
 class CatalogCache:
     """Discovery (which costs more than the request), reused while the home's listing is unchanged
     and for at most ``ttl`` seconds (docs/live.md); beside it, the answers read from each transcript,
-    reused while that file is unchanged (``answers``)."""
+    reused while that file is unchanged (``answers``). ``site``: the served site, whose archive keeps
+    the sessions the home lost (read from it when it has one)."""
 
-    def __init__(self, ttl: float = 2.0):
+    def __init__(self, ttl: float = 2.0, site: Path | None = None):
         self.ttl = ttl
+        self.site = site
         self.entry: tuple | None = None  # (home, signature, monotonic time, catalog): replaced whole, no lock
         self.answers = AnswerCache()
 
@@ -43,7 +47,7 @@ class CatalogCache:
         e = self.entry
         if sig is not None and e is not None and e[0] == home and e[1] == sig and now - e[2] < self.ttl:
             return e[3]
-        catalog = discover(home)
+        catalog = home_and_archive(home, self.site)
         self.entry = (home, sig, now, catalog)
         return catalog
 
@@ -82,7 +86,7 @@ def handle(home: Path, path: str, query: str, page_size: int, cache: CatalogCach
         t = find_transcript(session, agent)
         ask = (_int(params, "limit", LIMIT_DEFAULT, 1), _int(params, "after", None, 0),
                _int(params, "before", None, 0), _int(params, "offset", None, 0), page_size)
-        window = cache.answers.get(t.path, ("window",) + ask, lambda: transcript_window(t.path, *ask))
+        window = cache.answers.get(t.path, ("window",) + ask, lambda: transcript_window(t, *ask))
         return 200, dict(window, session_id=session.id, agent_id=t.id)
     except LocateError as exc:
         return exc.status, {"error": str(exc), "status": exc.status}
@@ -114,7 +118,7 @@ def _int(params: dict, name: str, default, minimum: int):
 # --- the transcripts of a session ---------------------------------------------------------------
 def _describe(t: Transcript, page_size: int, answers: AnswerCache) -> dict:
     try:
-        count = answers.get(t.path, ("count", page_size), lambda: sum(1 for _ in iter_messages(t.path, page_size)))
+        count = answers.get(t.path, ("count", page_size), lambda: sum(1 for _ in iter_messages(t, page_size)))
     except OSError:
         count = None
     name = "Main Agent" if t.kind == "main" else (t.agent_type or t.label)
@@ -123,15 +127,16 @@ def _describe(t: Transcript, page_size: int, answers: AnswerCache) -> dict:
 
 
 # --- one transcript -------------------------------------------------------------------------------
-def iter_messages(path: Path, page_size: int) -> Iterator[Message]:
-    """Every message of the file in order, each final (taken from a finished or the last page)."""
-    with open(path, "rb") as fh:
+def iter_messages(t: Transcript, page_size: int) -> Iterator[Message]:
+    """Every message of the transcript in order, each final (taken from a finished or the last
+    page); from the site's archive when the home lost it."""
+    with open_transcript(t) as fh:
         for page in paginate(Reader(fh), Builder(), page_size):
             yield from page.messages
             page.messages = []
 
 
-def transcript_window(path: Path, limit: int, after: int | None, before: int | None, offset: int | None,
+def transcript_window(t: Transcript, limit: int, after: int | None, before: int | None, offset: int | None,
                       page_size: int) -> dict:
     """The messages one request asks for, with ``total``, ``has_more`` and the line cursors."""
     if offset is not None and (after is not None or before is not None):
@@ -144,7 +149,7 @@ def transcript_window(path: Path, limit: int, after: int | None, before: int | N
     # From the start (after, offset): the first ``limit``; otherwise the last ``limit``.
     kept: list | deque = [] if after is not None or offset is not None else deque(maxlen=limit)
     try:
-        for m in iter_messages(path, page_size):
+        for m in iter_messages(t, page_size):
             total += 1
             if (after is not None and m.line <= after) or (before is not None and m.line >= before):
                 continue

@@ -96,7 +96,7 @@ class SiteServer(ThreadingHTTPServer):
         self.live = live
         self.page_size = page_size
         self.quiet = quiet
-        self.catalogs = api.CatalogCache()
+        self.catalogs = api.CatalogCache(site=self.site)
         super().__init__(addr, Handler)
         self.policy = Policy.bound(addr[0], self.server_address[1])
 

@@ -11,7 +11,7 @@ from typing import Iterator
 from ccreport.fs import Batch, WriteError
 from ccreport.layout import site_name, url_name
 from ccreport.source.home import Session, Transcript
-from ccreport.source.jsonl import read_entries
+from ccreport.source.reading import read_transcript
 from ccreport.model.messages import Builder, Message, set_summary_title, title_of
 from ccreport.model.pages import paginate
 from ccreport.model.workflows import run_facts
@@ -53,9 +53,9 @@ def _entries(t: Transcript, redactor: Redactor | None, learned: set):
     if redactor is not None and t.path not in learned:
         # The whole file first (an id may appear before its line); once per export: the Markdown
         # header's title pass and the rendering pass read the same file.
-        learn_accounts(redactor, t.path)
+        learn_accounts(redactor, t)
         learned.add(t.path)
-    for e in read_entries(t.path):
+    for e in read_transcript(t):  # from the site's archive when the home lost it
         if redactor is not None:  # (None and "" come back as they went in)
             e.obj = redactor.value(e.obj)
             e.raw = redactor.text(e.raw)

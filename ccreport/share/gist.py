@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ccreport.share.export import ExportError, ExportOptions
 from ccreport.share.run import run_export
+from ccreport.source.home import Catalog
 from ccreport.source.locate import find_session
 
 GH_TIMEOUT = 300  # seconds for `gh gist create` (an upload of a few MB)
@@ -48,14 +49,16 @@ def _create(gh: str, files: list[Path], description: str, public: bool) -> str:
     return urls[-1]
 
 
-def export_gist(home: Path, spec: str, opts: ExportOptions, public: bool) -> tuple[str, list[str]]:
-    """Export the session and publish it; returns (the gist's URL, the lines for stderr)."""
+def export_gist(home: Path, spec: str, opts: ExportOptions, public: bool,
+                catalog: Catalog | None = None) -> tuple[str, list[str]]:
+    """Export the session and publish it; returns (the gist's URL, the lines for stderr). ``catalog``:
+    as run_export's."""
     gh = _gh()  # before the export: a missing gh should not cost a long export first
-    session = find_session(home, spec)
+    session = find_session(home, spec, catalog=catalog)
     ext = "md" if opts.format == "md" or opts.summary else "html"
     with tempfile.TemporaryDirectory(prefix="ccreport-gist-") as tmp:
         out = os.path.join(tmp, f"claude-session-{session.id[:8]}" + (".summary" if opts.summary else "") + f".{ext}")
-        notes = run_export(home, spec, out, opts)
+        notes = run_export(home, spec, out, opts, catalog=catalog)
         files = sorted(Path(tmp).iterdir(), key=lambda p: [int(s) if s.isdigit() else s for s in re.split(r"(\d+)", p.name)])
         url = _create(gh, files, f"Claude Code session {session.id[:8]} (exported by ccreport)", public)
     kind = "public" if public else "secret"

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccreport.share import secrets
+from ccreport.source.home import Transcript
 from ccreport.source.jsonl import lines
+from ccreport.source.reading import open_transcript
 
 # Values of KEY=value assignments that are clearly not secrets (numbers, booleans, references).
 _HARMLESS_VALUE = re.compile(r"^(?:\d+(?:\.\d+)?|true|false|null|none|yes|no|\$.*|\[REDACTED.*|<[^>]*>|\*+|x+|\.\.\.|…)$", re.I)
@@ -223,15 +225,16 @@ def account_values(obj) -> set[str]:
     return set()
 
 
-def learn_accounts(redactor: Redactor, path: Path) -> None:
+def learn_accounts(redactor: Redactor, path: Path | Transcript) -> None:
     """Add the account values of one transcript to ``redactor.accounts``: one bounded pass over its
     lines (jsonl.lines: a line past the cap is skipped, never held), a byte search per line before
     any parsing (most files hold neither line type). Not mmap: every page it touches counts as
-    resident, so a 1 GiB transcript cost 1 GiB of RSS."""
+    resident, so a 1 GiB transcript cost 1 GiB of RSS. A Transcript the home lost is read from the
+    site's archive."""
     import orjson
 
     try:
-        with open(path, "rb") as fh:
+        with (open_transcript(path) if isinstance(path, Transcript) else open(path, "rb")) as fh:
             for ln in lines(fh):
                 if ln.cut or not any(marker in ln.data for marker in _ACCOUNT_MARKERS):
                     continue

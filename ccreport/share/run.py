@@ -14,11 +14,15 @@ from ccreport.share.html import export_html
 from ccreport.share.markdown import export_md
 from ccreport.share.redact import Redactor
 from ccreport.share.summary import export_summary
+from ccreport.source.home import Catalog
 from ccreport.source.locate import find_session
 
 
-def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdout=None) -> list[str]:
-    session = find_session(home, spec)
+def run_export(home: Path, spec: str, out: str | None, opts: ExportOptions, stdout=None,
+               catalog: Catalog | None = None) -> list[str]:
+    """``catalog``: the home's merged with a site's archive (source.archive.with_archive), so a
+    session the home lost is exported from the archive; default: the home's."""
+    session = find_session(home, spec, catalog=catalog)
     redactor = Redactor(patterns=list(opts.patterns)) if opts.redact else None
     to_stdout = out == "-" or (out is None and opts.format == "md")
     if to_stdout and opts.agents == "link" and not opts.summary:  # a summary has no agent files

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained, custom_title
+from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained, custom_title, discover
 from ccreport.source.names import not_utf8, skipped
 from ccreport.source.store import Store
 
@@ -242,6 +242,26 @@ def merge(catalog: Catalog, store: Store) -> Catalog:
             project.sessions[sid] = s
             by_name[pdir] = project
     return replace(catalog, projects=[by_name[n] for n in sorted(by_name)])
+
+
+def site_store(site: Path) -> Path:
+    """Where a site keeps its archive (the default of build's --store)."""
+    return site / ".ccreport" / "store"
+
+
+def with_archive(catalog: Catalog, store: Path | None) -> Catalog:
+    """The home's catalog merged with the archive at ``store`` (``merge``); the catalog as it is when
+    there is no archive there (no site, or one built with --no-store): the reads that take --site
+    behave as with the home alone then, without an error."""
+    if store is None or not (store / "index.json").is_file():
+        return catalog
+    return merge(catalog, Store(store))
+
+
+def home_and_archive(home: Path, site: Path | None) -> Catalog:
+    """The home's sessions, plus those only ``site``'s archive still has (when it has one): what
+    ``tail``, ``list``, ``export``, ``stats``, the API and the MCP reads take as their catalog."""
+    return with_archive(discover(home), site_store(site) if site is not None else None)
 
 
 def drop_session(store: Store, key: str) -> list[str]:

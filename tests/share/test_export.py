@@ -421,9 +421,9 @@ def test_markdown_export_learns_each_transcripts_accounts_once(home, tmp_path, m
     learned: list[str] = []
     real = export.learn_accounts
 
-    def counting(redactor, path):
-        learned.append(Path(path).name)
-        real(redactor, path)
+    def counting(redactor, t):  # the transcript (read from the archive when the home lost it)
+        learned.append(t.path.name)
+        real(redactor, t)
 
     monkeypatch.setattr(export, "learn_accounts", counting)
     run_export(home, SID, str(tmp_path / "once.md"), ExportOptions(format="md"))
