@@ -91,10 +91,12 @@ def fit(result: dict, key: str, cap: int, newest_last: bool = False) -> dict:
     return result
 
 
-def _redactor(result: dict) -> Redactor:
+def _redactor(result: dict, archive: reads.Archive) -> Redactor:
     r = Redactor()
     path = result.get("path")
-    if isinstance(path, str) and os.path.isfile(path):  # the account's e-mail and ids, as the export learns them
+    if result.get("archived"):  # the home lost it: its account values are learnt from the archive's copy
+        learn_accounts(r, reads.transcript_of(archive, result["sessionId"], result.get("agentId")))
+    elif isinstance(path, str) and os.path.isfile(path):  # the account's e-mail and ids, as the export learns them
         learn_accounts(r, Path(path))
     return r
 
@@ -139,7 +141,7 @@ def answer(served: Served, read, key: str, newest_last: bool = False) -> str:
         raise ToolError(_reason(served, exc)) from None
     note = "off (--no-redact)"
     if served.redact:
-        r = _redactor(result)
+        r = _redactor(result, served.archive)
         result = _redacted(r, result, key)
         note = r.summary()
     result = fit(result, key, served.cap, newest_last)

@@ -25,7 +25,7 @@ from ccreport.render.outline import answer_lines
 from ccreport.site.searchquery import search_site
 from ccreport.source.activity import has_conversation, last_activity, project_path
 from ccreport.source.archive import home_and_archive
-from ccreport.source.home import Catalog, Session
+from ccreport.source.home import Catalog, Session, Transcript
 from ccreport.source.jsonl import Reader
 from ccreport.source.reading import open_transcript
 
@@ -113,6 +113,11 @@ def session_transcript(a: Archive, session: str, tail_lines: int = 200, agent: s
     if len(result["entries"]) < asked:  # the budget was spent first
         result["omitted"] = asked - len(result["entries"])
     return result
+
+
+def transcript_of(a: Archive, session: str, agent: str | None) -> Transcript:
+    """The transcript a session_transcript result names (located as tail locates it)."""
+    return locate(a.home, session, agent if agent != "main" else None, a.catalog())[1]
 
 
 def _turn_json(t, url: str) -> dict:
