@@ -62,13 +62,13 @@ def outline_html(turns: list, cwd: str | None, base: int = 0, part: int = 0, age
     return Markup("".join(out))
 
 
-def part_html(turns: list, cwd: str | None, base: int, agents: dict | None = None) -> Markup:
+def part_html(turns: list, cwd: str | None, base: int, agents: dict | None = None, agent_files: dict | None = None) -> Markup:
     """The outline section of a closed part's page: ``turns``, numbered from ``base`` + 1. Its rows
     are not cached (_ROWS): a part is written once, when it closes (again only when its session's
     cwd moves), and a cold build of a session of thousands of prompts would cache every row."""
     heading = f"Prompts {base + 1}–{base + len(turns)}"
     return Markup('<section class="outline" aria-labelledby="outline-h">\n'
-                  f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base, agents or {}, _row_fresh)}</section>\n')
+                  f'<h2 id="outline-h">{heading}</h2>\n{_rows(turns, cwd, base, agents or {}, _row_fresh, agent_files)}</section>\n')
 
 
 def _rows(turns: list, cwd: str | None, base: int, links: dict, row=_row_html, agent_files: dict | None = None) -> str:

@@ -21,7 +21,7 @@ from ccreport.site import search, turnfile
 from ccreport.site.extras import SessionHome, digest, section
 from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
-from ccreport.site.outlineparts import write_parts
+from ccreport.site.outlineparts import PartsView, write_parts
 from ccreport.site.overview import session_info, write_session_overview
 from ccreport.site.plan import FULL, GROW, SAME, Plan, agent_urls, dir_stamp, parent_url, rel_source, session_plans
 from ccreport.site.plan import team_names
@@ -195,7 +195,8 @@ def _write_parts(job: SessionJob, run: SessionRun, new_ts: dict, main_mode: str 
     """The outline's part pages (site.outlineparts), before the overview that links them; those
     left from a longer earlier main transcript go."""
     s, old, main = job.session, job.old, new_ts.get("main")
-    write_parts(s, main, closed, run.writer, job.project_title, info.cwd, old is None or old.info.cwd != info.cwd)
+    view = PartsView(job.project_title, info.cwd, {ts.summary.id: ts.changed for ts in new_ts.values() if ts.changed})
+    write_parts(s, main, closed, run.writer, view, old is None or old.info.cwd != info.cwd)
     if main is None or main_mode == FULL:
         keep = (main.turns_file or {}).get("count", 0) // turnfile.PART if main is not None else 0
         remove_stale_pages(job.out / session_dir(s.project.dir_name, s.id), keep, deleted, outline_part_no)

@@ -59,3 +59,23 @@ def test_corpus_session_counts_its_sub_agents_files(corpus_site):
     first = re.sub(r"<[^>]+>", "", rows[0])
     for name in ("research-plan-mode.md", "research-teammates.md", "research-beads.md"):
         assert name in first
+
+
+def test_a_closed_part_page_lists_its_sub_agents_changes_too(tmp_path, monkeypatch):
+    """A session of more than PART prompts lists its full blocks on part pages (site.outlineparts):
+    their rows list the sub-agents' changes as the session page does. PART is made 2 here."""
+    from ccreport.site import turnfile
+    from ccreport.site.build import Options, build
+
+    monkeypatch.setattr(turnfile, "PART", 2)
+    kw = {"sid": SID, "cwd": "/w/app"}
+    later = [line for k in range(2, 7) for line in (
+        user(f"u{k}", f"prompt {k}", parent="a2" if k == 2 else f"b{k - 1}", **kw),
+        assistant(f"b{k}", [{"type": "text", "text": f"answer {k}"}], parent=f"u{k}", mid=f"bm{k}", **kw))]
+    home = make_home(tmp_path / "h", {"-w-app": {f"{SID}.jsonl": _main() + later,
+                                                 f"{SID}/subagents/agent-{AGENT}.jsonl": _agent(["docs/a.md"])}})
+    site = tmp_path / "site"
+    assert build(home, site, Options(page_size=4, jobs=1)).errors == []  # (turns close with their pages)
+    part = next(site.glob(f"p/*/{SID}/prompts-0001.html")).read_text(encoding="utf-8")
+    changed = re.search(r'<p class="small">Changed (.*?)</p>', part)
+    assert changed and re.sub(r"<[^>]+>", "", changed.group(1)) == "docs/a.md"
