@@ -13,7 +13,7 @@ from typing import Any
 
 from ccreport.layout import url_name
 from ccreport.model.messages import Message
-from ccreport.render.markup import RENDER_MAX
+from ccreport.render.markup import RENDER_MAX, strip_ansi
 
 # Every character a message shows is indexed (an error message deep in a pytest output must be
 # found; docs/search.md gives the cost): each text whole up to what a page shows of it (RENDER_MAX,
@@ -221,13 +221,19 @@ def message_docs(m: Message, prefix: str) -> list[list]:
 
 
 def page_docs(messages, prefix: str) -> list[list]:
-    """The documents of one page's messages (one that cannot be indexed is left out)."""
+    """The documents of one page's messages (one that cannot be indexed is left out). A text's
+    terminal escapes go, as the page shows its colours and not the codes (a command's output:
+    "\x1b[1mSystem prompt\x1b[22m: 3.0k" is found as "system prompt 3")."""
     docs: list[list] = []
     for m in messages:
         try:
-            docs.extend(message_docs(m, prefix))
+            found = message_docs(m, prefix)
         except Exception:  # an odd message must not cost the session its pages
             continue
+        for d in found:
+            if "\x1b" in d[4]:
+                d[4] = strip_ansi(d[4])
+        docs.extend(found)
     return docs
 
 
