@@ -657,6 +657,7 @@ def main() -> int:
 
     out = a.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
+    a.results.mkdir(parents=True, exist_ok=True)
     fake_home = out / "fake-user-home"
     fake_home.mkdir(exist_ok=True)
     src = (a.src or a.shared / "corpus" / "real").resolve()
@@ -723,7 +724,7 @@ def main() -> int:
                 clean_caches(home)
                 settle(a.settle)
                 jobs = 1 if variant == "jobs=1" else a.jobs
-                cmd = command(tool, venvs[tool], home, site, jobs if tool == "ccreport" else None)
+                cmd = command(tool, venvs[tool], home, site, jobs if tool in ("ccreport", BASE_TOOL) else None)
                 work = out / "work"
                 work.mkdir(exist_ok=True)
                 status, ok, wall, max_rss, tree_rss, cpu, tail = measure(cmd, env, timeout, int(a.mem_limit_mb * 1e6), work)
