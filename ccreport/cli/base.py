@@ -78,12 +78,15 @@ def default_site() -> Path:
     """Where `serve` builds when not told: the user's cache folder, never the current one."""
     cache = os.environ.get("XDG_CACHE_HOME") or ""
     return (Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache") / "ccreport" / "site"
+
+
 def _lock_site(out: Path, command: str, store: Path | None = None):
     """The site's lock (site/lock.py), and an outside store's too, held: another writer still at
     work after a short wait → exit 2, naming it."""
     from ccreport.site.lock import SiteLock, SiteLocked, StoreLock
 
     name = f"ccreport {command} " + " ".join(sys.argv[2:])[:200]
+
     def say(msg: str) -> None:
         click.echo(f"ccreport: {msg}", err=True)
 
