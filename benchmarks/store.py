@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import incremental as inc  # noqa: E402  (the homes, the in-process build, the append measurement)
 
 from ccreport.site.build import Options, build  # noqa: E402
+from ccreport.source import database  # noqa: E402
 
 
 def _bytes(root: Path, pattern: str) -> int:
@@ -36,8 +37,9 @@ def _bytes(root: Path, pattern: str) -> int:
 
 def ratio(home: Path, out: Path) -> dict:
     t = time.perf_counter()
-    build(home, out, Options(jobs=os.cpu_count() or 1))
-    store = out / ".ccreport" / "store"
+    store = out.parent / f"{out.name}-store"  # (a database of its own: the site's also holds its state)
+    build(home, out, Options(jobs=os.cpu_count() or 1, store=store))
+    database.close(store / database.NAME)  # (its WAL folded into it)
     jsonl, kept = _bytes(home / "projects", "*.jsonl"), _bytes(store, "*")
     return {"jsonl_mb": round(jsonl / 1e6, 1), "store_mb": round(kept / 1e6, 2), "ratio": round(kept / jsonl, 3),
             "build_s": round(time.perf_counter() - t, 1)}

@@ -2,7 +2,7 @@
 JSON-able dicts, LocateError / ValueError for what the caller asked wrong. No MCP here (the server,
 agent/mcpserver.py, caps, redacts and turns errors into tool errors).
 
-A session the home lost is read from the site's archive (``SITE/.ccreport/store``) exactly as the
+A session the home lost is read from the site's archive (``SITE/.ccreport``, its database) exactly as the
 site's pages read it: the home's catalog merged with the store (source.archive.merge), each
 transcript opened through source.reading. Ids are validated and paths contained by the code `tail`
 and the API use (inspect.tail.locate → source.locate).

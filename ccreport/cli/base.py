@@ -179,7 +179,7 @@ def _store_options(f):
     f = click.option("--no-store", is_flag=True, help="Keep no archive of the home's files (pages of sessions "
                      "the home loses stay, but cannot be rendered again).")(f)
     return click.option("--store", type=click.Path(path_type=Path), default=None,
-                        help="Folder of the archive of the home's files. Default: OUT/.ccreport/store.")(f)
+                        help="Folder of the archive of the home's files (its database). Default: OUT/.ccreport.")(f)
 
 
 def _site_option(f):
@@ -196,7 +196,11 @@ def cli():
 
 
 def _store_of(out: Path, store: Path | None) -> Path:
-    root = store if store is not None else out / ".ccreport" / "store"
-    if not (root / "index.json").is_file():
+    from ccreport.source.archive import site_store
+    from ccreport.source.store import exists
+    from ccreport.source.storeimport import old_folders
+
+    root = store if store is not None else site_store(out)
+    if not exists(root) and not old_folders(root):
         _fail(f"no archive at {root} (build a site first, or give --store)")
     return root

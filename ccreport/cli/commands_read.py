@@ -148,7 +148,7 @@ def _export_format(out: str | None, fmt: str | None, summary: bool) -> str:
               help="The site whose archive is read: the sessions the home lost are listed too, marked "
                    "(when it has one); with --generations, the versions it keeps.")
 @click.option("--store", type=click.Path(path_type=Path), default=None,
-              help="With --generations: the archive folder (default: SITE/.ccreport/store).")
+              help="With --generations: the archive folder (default: SITE/.ccreport).")
 def list_sessions(home, project, as_json, show_empty, generations, site, store):
     """List sessions, newest first: id, project, title, last activity, messages, size."""
     if generations is not None:
@@ -191,7 +191,7 @@ def _list_generations(session: str, root: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (per home, project, session, model and day).")
 @_site_option
 @click.option("--store", type=click.Path(path_type=Path, exists=True, file_okay=False), default=None,
-              help="The archive folder to read instead of SITE/.ccreport/store.")
+              help="The archive folder to read instead of SITE/.ccreport.")
 def stats(home, as_json, site, store):
     """Token usage and cost per project, model and day (the figures the site shows)."""
     from ccreport.inspect.stats import collect, render_json, render_text

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ccreport.layout import STATE_DIR
 from ccreport.site.options import Options
 from ccreport.site.state import State
-from ccreport.source.archive import drop_session, home_files, merge, prune, sync
+from ccreport.source.archive import drop_session, home_files, merge, prune, site_store, sync
 from ccreport.source.home import Catalog, Project, Session, Transcript
 from ccreport.source.restore import due_for_cleanup, verify
 from ccreport.source.store import Store, StoreFull
+from ccreport.source.storeimport import upgrade
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Kept:
 def store_dir(out: Path, opts: Options) -> Path | None:
     if opts.no_store:
         return None
-    return opts.store if opts.store is not None else out / STATE_DIR / "store"
+    return opts.store if opts.store is not None else site_store(out)
 
 
 def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only: set | None) -> Kept:
@@ -44,6 +44,7 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
     kept = Kept(catalog)
     if root is not None:
         store = Store(root)
+        _guarded(kept, store, lambda: upgrade(store))  # (a store written before the database)
         _guarded(kept, store, lambda: _explicit(store, catalog, opts, kept))
         kept.catalog = merge(catalog, store)
         kept.copying = threading.Thread(target=_guarded, args=(kept, store, lambda: sync(catalog, store, only)),

@@ -15,7 +15,7 @@ from ccreport.model.text import counted
 class Options:
     page_size: int = DEFAULT_PAGE_SIZE
     jobs: int = 1
-    # The source store (docs/archive.md): its folder (default: out/.ccreport/store), or none at all.
+    # The source store (docs/archive.md): its folder (default: out/.ccreport, the site's database), or none at all.
     store: Path | None = None
     no_store: bool = False
     prune_missing: bool = False  # forget the sessions the home lost, their pages with them

@@ -15,9 +15,11 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ccreport.layout import STATE_DIR
 from ccreport.source.home import Catalog, Project, Session, Transcript, agent_order, contained, custom_title, discover
 from ccreport.source.names import not_utf8, skipped
 from ccreport.source.store import Store
+from ccreport.source.store import exists as store_exists
 
 # Home files kept beside the transcripts (docs/formats.md F6): a folder and how deep its files lie.
 HOME_FILES = (("plans", 1), ("todos", 1), ("teams", 3), ("tasks", 2), ("file-history", 2))
@@ -41,7 +43,7 @@ SESSION_DEPTH = 4
 
 
 def _keep_file(store: Store, home: Path, path: Path, files: list | None = None) -> None:
-    if not_utf8(path):  # (the store's index is JSON: it cannot hold such a name)
+    if not_utf8(path):  # (the store's records are JSON and its names text: they cannot hold such a name)
         store.problems.append(skipped(path))
         return
     st = _stat(path)  # regular files only: a symlink is never followed out of the home
@@ -153,17 +155,13 @@ def sync(catalog: Catalog, store: Store, only: set | None = None) -> None:
     """Copy into ``store`` what changed in the home (the projects in ``only`` when given, and the
     other home files on a whole build). Problems go to ``store.problems``; a full disk raises
     store.StoreFull after the entry being written is left as it was."""
-    store.batching = True
     today = _today()
-    try:
-        for p in catalog.projects:
-            if only is None or p.dir_name in only:
-                for s in p.sessions.values():
-                    _keep_session(store, catalog.home, s, today)
-        if only is None:
-            _keep_home_files(store, catalog.home)
-    finally:
-        store.batching = False
+    for p in catalog.projects:
+        if only is None or p.dir_name in only:
+            for s in p.sessions.values():
+                _keep_session(store, catalog.home, s, today)
+    if only is None:
+        _keep_home_files(store, catalog.home)
     store.save()
 
 
@@ -245,15 +243,16 @@ def merge(catalog: Catalog, store: Store) -> Catalog:
 
 
 def site_store(site: Path) -> Path:
-    """Where a site keeps its archive (the default of build's --store)."""
-    return site / ".ccreport" / "store"
+    """Where a site keeps its archive (the default of build's --store): its own folder, so that the
+    store shares the site's one database (source/database.py)."""
+    return site / STATE_DIR
 
 
 def with_archive(catalog: Catalog, store: Path | None) -> Catalog:
     """The home's catalog merged with the archive at ``store`` (``merge``); the catalog as it is when
     there is no archive there (no site, or one built with --no-store): the reads that take --site
     behave as with the home alone then, without an error."""
-    if store is None or not (store / "index.json").is_file():
+    if store is None or not store_exists(store):
         return catalog
     return merge(catalog, Store(store))
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,6 +35,9 @@ _pid = os.getpid()
 # Connections inherited through a fork: never used and never closed in the child (closing one
 # could roll back or checkpoint the parent's database under it), only kept from the collector.
 _inherited: list[sqlite3.Connection] = []
+# The threads of a process share its connection, and a connection has one transaction at a time: the
+# build's copy into the source store (a thread) and the state's writes take turns.
+_writer = threading.RLock()
 
 
 class DatabaseFull(OSError):
@@ -44,7 +48,8 @@ class DatabaseFull(OSError):
 
 
 def _after_fork() -> None:
-    global _pid
+    global _pid, _writer
+    _writer = threading.RLock()  # (a thread of the parent may have held it: it does not exist here)
     _inherited.extend(_connections.values())
     _connections.clear()
     _pid = os.getpid()
@@ -94,7 +99,15 @@ def _is_full(exc: sqlite3.Error) -> bool:
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path | None = None):
     """One write transaction, taken at its start (BEGIN IMMEDIATE), committed at the end of the block
-    or rolled back whole on any exception; a full disk is raised as ``DatabaseFull``."""
+    or rolled back whole on any exception; a full disk is raised as ``DatabaseFull``. The threads of
+    a process write one at a time (``_writer``)."""
+    with _writer:
+        with _transaction(conn, path):
+            yield conn
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection, path: Path | None):
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
@@ -117,5 +130,6 @@ def transaction(conn: sqlite3.Connection, path: Path | None = None):
 def vacuum(conn: sqlite3.Connection) -> None:
     """Rewrite the database without its free pages and fold the WAL into it, so that no byte of
     deleted rows is left anywhere in the folder (``forget``, ``--prune-missing``)."""
-    conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with _writer:
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

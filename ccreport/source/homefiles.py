@@ -17,6 +17,7 @@ import orjson
 
 from ccreport.source.home import contained
 from ccreport.source.store import Store
+from ccreport.source.store import exists as store_exists
 
 HISTORY = "history.jsonl"
 PLAN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.md")
@@ -50,30 +51,13 @@ class Todo:
     error: str | None = None
 
 
-# One read-only Store per store folder in this process, while its index file stays the same: a
-# build's worker makes a HomeFiles for every session, and each Store loaded the whole index again
-# (740 KB of JSON for a 300 MB home, 8–13 MB more per worker's peak RSS).
-_READERS: dict[Path, tuple[tuple[int, int] | None, Store]] = {}
-
-
-def _reader(root: Path) -> Store:
-    try:
-        st = (root / "index.json").stat()
-        stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = None
-    held = _READERS.get(root)
-    if held is None or held[0] != stamp or stamp is None:
-        held = _READERS[root] = (stamp, Store(root))
-    return held[1]
-
-
 class HomeFiles:
     """Reading the home's own files, the store standing in for what the home lost."""
 
     def __init__(self, home: Path, store: Path | None):
         self.home = Path(home)
-        self.store = _reader(Path(store)) if store is not None else None
+        # (A Store loads nothing until asked: what is kept is found by a query, file by file.)
+        self.store = Store(Path(store)) if store is not None and store_exists(store) else None
 
     def read(self, relpath: str) -> bytes | None:
         """The bytes of ``relpath`` (posix, under the home): the home's file, else the store's copy."""
@@ -94,8 +78,8 @@ class HomeFiles:
         if self.store is None:
             return None
         try:
-            return self.store.read_bytes(relpath) if self.store.has(relpath) else None
-        except OSError:
+            return self.store.read_bytes(relpath)
+        except OSError:  # (FileNotFoundError: not kept)
             return None  # a corrupt entry: --verify-store reports it
 
     def names(self, folder: str, pattern: re.Pattern) -> list[str]:
@@ -109,7 +93,7 @@ class HomeFiles:
             pass
         if self.store is not None:
             prefix = folder + "/"
-            found.update(r[len(prefix):] for r in self.store.files if r.startswith(prefix))
+            found.update(r[len(prefix):] for r in self.store.names(prefix))
         return sorted(n for n in found if "/" not in n and pattern.fullmatch(n))
 
     def history(self) -> list[Prompt]:

@@ -9,6 +9,7 @@ from typing import BinaryIO, Iterator
 from ccreport.source.home import Session, Transcript, contained, peek_field
 from ccreport.source.jsonl import READ_BUFFER, Entry, Reader
 from ccreport.source.store import Store
+from ccreport.source.store import exists as store_exists
 
 
 def open_transcript(t: Transcript) -> BinaryIO:
@@ -63,14 +64,14 @@ def read_home_file(home: Path, store: Path | None, relpath: str) -> bytes:
             return path.read_bytes()
         except FileNotFoundError:
             pass
-    if store is None:
+    if store is None or not store_exists(store):
         raise FileNotFoundError(2, f"not in the home: {relpath}")
     return Store(store).read_bytes(relpath)
 
 
 def kept_home_files(home: Path, store: Path | None, prefix: str = "") -> list[str]:
     """The home paths under ``prefix`` (e.g. "plans/") the home or the store has, sorted."""
-    found = set(Store(store).files) if store is not None else set()
+    found = set(Store(store).names(prefix)) if store is not None and store_exists(store) else set()
     base = home / prefix if prefix else home
     if base.is_dir() and contained(base, home):
         found.update(p.relative_to(home).as_posix() for p in base.rglob("*") if p.is_file() and not p.is_symlink())

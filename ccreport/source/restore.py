@@ -64,20 +64,14 @@ def generations(store: Store, sid: str) -> list[KeptFile]:
     """Every archived file of the session with the versions the store keeps of it (a file Claude
     Code rewrote rather than appended to has several)."""
     files = sorted({r for k in session_keys(store, sid) for r in store.index["sessions"][k]["files"]})
-    out = []
-    for r in files:
-        m = store.manifest(r)
-        if m is not None:
-            out.append(KeptFile(r, [(g.size, g.seen) for g in m.generations]))
-    return out
+    return [KeptFile(r, [(g.size, g.seen) for g in gens]) for r in files if (gens := store.generations(r))]
 
 
 def _generation_of(store: Store, r: str, generation: int | None) -> int:
     """The store's index of version ``generation`` (1 = oldest) of ``r``; its newest when it has fewer."""
     if generation is None:
         return -1
-    m = store.manifest(r)
-    return min(generation, len(m.generations)) - 1 if m is not None else -1
+    return min(generation, len(store.generations(r)) or 1) - 1
 
 
 def restore(store: Store, sid: str, home: Path, generation: int | None = None) -> Restored:

@@ -82,7 +82,7 @@ def test_stats_count_the_lost_session(lost):
 
 def test_stats_store_still_names_the_archive(lost):
     root = lost["root"]
-    code, out = _run(["stats", "--json", "--store", str(root / "site" / ".ccreport" / "store"),
+    code, out = _run(["stats", "--json", "--store", str(root / "site" / ".ccreport"),
                       "--site", str(root / "nowhere")], lost["home"])
     assert code == 0 and json.loads(out) == json.loads(lost["before"]["stats"][1])
 

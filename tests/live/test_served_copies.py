@@ -139,7 +139,7 @@ def test_no_dot_file_or_folder_is_served(served, target):
 
 
 def test_the_store_is_not_served(served):
-    store = served.site / ".ccreport" / "store"
+    store = served.site / ".ccreport"
     files = [p.relative_to(served.site).as_posix() for p in store.rglob("*") if p.is_file()] if store.is_dir() else []
     assert files, "the build keeps a store"
     for rel in files[:20]:

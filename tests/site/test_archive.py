@@ -200,7 +200,7 @@ def test_forget_is_explicit_and_checked(tmp_path):
     code, _, err = _run("forget", sid, "--home", home, "--out", out)
     assert code == 0 and f"forgot {sid}" in err
     assert not (out / "p" / "-Users-chika-dev-dotfiles").exists()
-    assert not any(k.endswith(sid) for k in Store(out / ".ccreport" / "store").index["sessions"])
+    assert not any(k.endswith(sid) for k in Store(out / ".ccreport").index["sessions"])
     assert _run("forget", "a/../b", "--home", home, "--out", out)[0] == 1
 
 
@@ -229,7 +229,7 @@ def test_stats_and_search_still_count_archived_sessions(tmp_path):
     res = build(home, out, Options(jobs=1))
     assert res.archived == 2 and "2 kept by the archive" in res.summary_line(out)
     assert _run("stats", "--home", home, "--json")[1] != full
-    assert _run("stats", "--home", home, "--json", "--store", out / ".ccreport" / "store")[1] == full
+    assert _run("stats", "--home", home, "--json", "--store", out / ".ccreport")[1] == full
     # the archived sessions are still in the search index's unit metadata
     units = "".join(p.read_text() for p in (out / "search" / "u").glob("*.js"))
     assert "4ebd3ba9-3ae8-58e0-b978-920a51c240d3" in units and "-home-alice-webshop" in units
@@ -251,7 +251,7 @@ def test_home_files_are_archived_and_readable_after_the_home_loses_them(tmp_path
     for rel in files:
         (home / rel).unlink()
     build(home, out, Options(jobs=1))
-    st = Store(out / ".ccreport" / "store")
+    st = Store(out / ".ccreport")
     assert {rel: st.read_bytes(rel) for rel in files} == files
     assert set(files) <= set(st.files)
 
@@ -290,7 +290,7 @@ def test_home_files_read_through_the_home_then_the_store(tmp_path):
     (home / "plans" / "b.md").write_bytes(b"# b\n")
     out = tmp_path / "site"
     build(home, out, Options(jobs=1))
-    store = out / ".ccreport" / "store"
+    store = out / ".ccreport"
     (home / "plans" / "a.md").unlink()
     (home / "plans" / "b.md").write_bytes(b"# b, edited\n")
     assert read_home_file(home, store, "plans/a.md") == b"# a\n"  # the home lost it: the store's copy

@@ -102,14 +102,14 @@ def test_forget_and_restore_wait_for_the_site_and_say_so(tmp_path):
     home, site = make_live_home(tmp_path / "home"), tmp_path / "site"
     p = cli("build", "--home", str(home), "--out", str(site), "-q")
     assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
-    store = sorted((site / ".ccreport" / "store").rglob("*"))
+    store = sorted((site / ".ccreport").rglob("*"))
     with SiteLock(site, "ccreport serve --watch"):
         for command in (["forget", "no-such-session"], ["restore", "no-such-session", "--to", str(tmp_path / "to")]):
             p = cli(*command, "--home", str(home), "--out", str(site))
             _, err = p.communicate(timeout=60)
             assert p.returncode == 2, (command, err)
             assert "waiting up to" in err and f"pid {os.getpid()}" in err and "ccreport serve --watch" in err, err
-    assert sorted((site / ".ccreport" / "store").rglob("*")) == store  # nothing was touched meanwhile
+    assert sorted((site / ".ccreport").rglob("*")) == store  # nothing was touched meanwhile
 
 
 def test_two_sites_sharing_a_store_write_it_one_at_a_time(tmp_path):
@@ -124,4 +124,4 @@ def test_two_sites_sharing_a_store_write_it_one_at_a_time(tmp_path):
     assert not (tmp_path / "second" / ".ccreport" / LOCK_NAME).exists()  # its own lock let go as it gave up
     p = cli("build", "--home", str(home), "--out", str(tmp_path / "second"), "--store", str(store), "-q")
     assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
-    assert (store / "index.json").is_file() and not (store / LOCK_NAME).exists()
+    assert (store / "ccreport.sqlite").is_file() and not (store / LOCK_NAME).exists()

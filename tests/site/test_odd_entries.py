@@ -4,7 +4,6 @@ of the home is built, listed and archived, on a fresh site and on an existing on
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -29,7 +28,9 @@ def _sample(tmp: Path) -> Path:
 
 
 def _archived(site: Path) -> set[str]:
-    return set(json.loads((site / ".ccreport" / "store" / "index.json").read_bytes())["sessions"])
+    from ccreport.source.store import Store
+
+    return set(Store(site / ".ccreport").index["sessions"])
 
 
 def _listed(site: Path) -> set[str]:

@@ -42,7 +42,7 @@ def _plant(site: Path, pid: int) -> set[str]:
     page = next(site.glob("p/*/*/page-0001.html"))
     places = [page.parent / f".{page.name}.{pid}.140213.tmp", site / f".index.html.{pid}.1.tmp",
               site / "search" / f".manifest.js.{pid}.7.tmp", next(site.glob("assets/*")).parent / f".app.js.{pid}.2.tmp",
-              site / ".ccreport" / f".state.json.{pid}.3.tmp", site / ".ccreport" / "store" / f".index.json.{pid}.4.tmp",
+              site / ".ccreport" / f".state.json.{pid}.3.tmp", site / ".ccreport" / f".index.json.{pid}.4.tmp",
               page.parent / f".{'0' * 32}.{pid}.5.tmp",  # (a long name's temporary file is its hash)
               site / ".ccreport" / "search-spill-x1y2z3"]
     for p in places:

@@ -50,7 +50,7 @@ def test_home_files_read_from_the_store_once_the_home_lost_them(tmp_path):
     for name in ("history.jsonl", "plans", "todos", "file-history"):
         p = home / name
         shutil.rmtree(p) if p.is_dir() else p.unlink()
-    files = HomeFiles(home, out / ".ccreport" / "store")
+    files = HomeFiles(home, out / ".ccreport")
     assert {r: files.read(r) for r in before} == before and all(before.values())
     assert [t.name for t in files.todos() if t.items][0].endswith(".json")
     assert files.names("plans", PLAN_NAME) == [
@@ -58,21 +58,17 @@ def test_home_files_read_from_the_store_once_the_home_lost_them(tmp_path):
     assert HomeFiles(home, None).history() == []  # without the store: gone
 
 
-def test_sessions_share_one_store_reader_until_the_store_changes(tmp_path):
-    """A worker reads every session's home files through one Store per store folder (its index is
-    loaded once, not per session); a copy into the store (a new index.json) gives a new one, which
-    sees the new entries."""
+def test_a_reader_sees_what_a_later_build_kept(tmp_path):
+    """A HomeFiles asks the store's database file by file (nothing loaded per session), so one made
+    after a later build sees the entries that build kept."""
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home, ignore=shutil.ignore_patterns("*.py"))
     out = tmp_path / "site"
     assert build(home, out, Options(jobs=1)).errors == []
-    store = out / ".ccreport" / "store"
-    first = HomeFiles(home, store).store
-    assert HomeFiles(home, store).store is first
+    store = out / ".ccreport"
     plan = home / "plans" / "later-plan.md"
     plan.write_text("# a plan written after the first build\n")
     assert build(home, out, Options(jobs=1)).errors == []
     plan.unlink()
     files = HomeFiles(home, store)
-    assert files.store is not first
     assert files.read("plans/later-plan.md") == b"# a plan written after the first build\n"

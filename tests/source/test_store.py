@@ -1,25 +1,26 @@
-"""The source store (issue 14): byte-exact, appends in new frames only, rewrites kept as generations,
-hashes checked on read, corrupt entries reported and copied again, a full disk leaves it intact,
-and a build killed at any moment never leaves an entry that reads back wrong."""
+"""The source store in the site's database (issues 14 and 26): byte-exact, appends in new frames
+only, rewrites kept as generations, hashes checked on read, corrupt entries reported and copied
+again, a full disk leaves it intact, a process killed at any moment leaves a store the next build
+continues from, and a forgotten entry leaves no byte in the folder."""
 
 from __future__ import annotations
 
 import errno
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 
+from ccreport.source import database
 from ccreport.source import store as store_mod
 from ccreport.source.restore import restore, verify
-from ccreport.source.store import FRAME, Store, StoreFull
-from ccreport.source.storeio import StoreCorrupt
+from ccreport.source.store import FRAME, Store, StoreCorrupt, StoreFull
 from util import ROOT, SAMPLE_HOME
 
 REL = "projects/-p/s1.jsonl"
@@ -29,18 +30,16 @@ def _lines(n: int, start: int = 0) -> bytes:
     return b"".join(b'{"type":"user","n":%d,"pad":"%s"}\n' % (i, b"x" * (i % 50)) for i in range(start, start + n))
 
 
-def _manifest(store: Store, rel: str = REL) -> dict:
-    """The entry's manifest as its pack's log on disk gives it (what a new Store reads)."""
-    return orjson.loads(orjson.dumps(Store(store.root).manifest(rel)))
+def _frames(st: Store, rel: str = REL) -> list[tuple]:
+    """(generation, start, length, compressed bytes) of every frame of an entry, as the database has them."""
+    return st.db.execute("SELECT fr.n, fr.start, fr.length, fr.data FROM store_frames fr JOIN store_files f "
+                         "ON fr.file = f.id WHERE f.relpath = ? ORDER BY fr.n, fr.start", (rel,)).fetchall()
 
 
-def _data(store: Store, rel: str = REL) -> Path:
-    """The data file of the entry's pack."""
-    return store.root / "packs" / _manifest(store, rel)["data"]
-
-
-def _log(store: Store, rel: str = REL) -> Path:
-    return store.root / "packs" / (_manifest(store, rel)["data"].split(".")[0] + ".log")
+def _rows(st: Store) -> dict:
+    """Everything the store's tables hold."""
+    return {t: sorted(st.db.execute(f"SELECT * FROM {t}").fetchall())  # noqa: S608
+            for t in ("store_files", "store_generations", "store_frames", "store_sessions", "store_dirs")}
 
 
 def test_append_adds_one_frame_of_the_new_bytes_only(tmp_path):
@@ -48,31 +47,29 @@ def test_append_adds_one_frame_of_the_new_bytes_only(tmp_path):
     f.write_bytes(_lines(2000))
     st = Store(tmp_path / "store")
     assert st.keep(REL, f) == "new"
-    frames = _manifest(st)["generations"][0]["frames"]
-    data_before = _data(st).read_bytes()
+    before = _frames(st)
     with open(f, "ab") as fh:
         fh.write(_lines(10, 5000))
     assert st.keep(REL, f) == "grown"
-    m = _manifest(st)
-    assert len(m["generations"]) == 1 and m["generations"][0]["frames"][:len(frames)] == frames
-    new = m["generations"][0]["frames"][len(frames):]
-    assert len(new) == 1 and new[0][0] == len(_lines(2000)) and new[0][1] == len(_lines(10, 5000))
-    # The data file only grew: the earlier frames were not written again.
-    assert _data(st).read_bytes().startswith(data_before)
-    assert st.read_bytes(REL) == f.read_bytes()
-    assert st.keep(REL, f) == "same"
+    after = _frames(st)
+    assert after[:len(before)] == before  # the earlier frames untouched, not written again
+    assert [(n, start, length) for n, start, length, _ in after[len(before):]] == [
+        (0, len(_lines(2000)), len(_lines(10, 5000)))]
+    assert Store(st.root).read_bytes(REL) == f.read_bytes()
+    assert st.keep(REL, f) == "same" and len(st.generations(REL)) == 1
 
 
 def test_big_file_is_cut_into_frames_and_seeks_read_one(tmp_path):
     f = tmp_path / "big.jsonl"
     rnd = random.Random(1)
-    f.write_bytes(bytes(rnd.getrandbits(8) for _ in range(FRAME + 12345)))
+    f.write_bytes(rnd.randbytes(FRAME + 12345))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
-    assert len(_manifest(st)["generations"][0]["frames"]) == 2
+    assert [(start, length) for _, start, length, _ in _frames(st)] == [(0, FRAME), (FRAME, 12345)]
     with st.open(REL) as fh:
         fh.seek(FRAME - 10)
         assert fh.read(30) == f.read_bytes()[FRAME - 10:FRAME + 20]
+        assert fh.raw._cur[0] == FRAME  # (one frame in memory: the one read last)
     assert st.read_bytes(REL) == f.read_bytes()
 
 
@@ -87,10 +84,12 @@ def test_a_rewritten_file_keeps_its_earlier_version(tmp_path):
     f.write_bytes(_lines(50, 800))  # same size, other bytes
     os.utime(f, ns=(1, 1))
     assert st.keep(REL, f) == "new"
-    assert [len(g["frames"]) for g in _manifest(st)["generations"]] == [1, 1, 1]
-    assert st.read_bytes(REL, 0) == old and st.read_bytes(REL) == f.read_bytes()
+    assert [n for n, *_ in _frames(st)] == [0, 1, 2]
+    fresh = Store(st.root)
+    assert fresh.read_bytes(REL, 0) == old and fresh.read_bytes(REL) == f.read_bytes()
+    assert fresh.read_bytes(REL, 1) == _lines(50, 900)
     os.utime(f, ns=(2, 2))  # touched only: same bytes, no new version
-    assert st.keep(REL, f) == "same" and len(_manifest(st)["generations"]) == 3
+    assert st.keep(REL, f) == "same" and [g.size for g in Store(st.root).generations(REL)] == [len(old)] + [len(_lines(50, 900))] * 2
 
 
 def test_wrong_hash_is_reported_on_read_and_copied_again_from_the_home(tmp_path):
@@ -100,92 +99,56 @@ def test_wrong_hash_is_reported_on_read_and_copied_again_from_the_home(tmp_path)
     f.write_bytes(_lines(300))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
-    st.save()
-    m = _manifest(st)
-    m["generations"][0]["frames"][0][4] = "0" * 64
-    with open(_log(st), "ab") as fh:  # the newest line of the entry names a wrong hash
-        fh.write(orjson.dumps(m) + b"\n")
+    with database.transaction(st.db):
+        st.db.execute("UPDATE store_frames SET sha256 = zeroblob(32)")
     st = Store(tmp_path / "store")
     with pytest.raises(StoreCorrupt, match="wrong hash"):
         st.read_bytes(REL)
     found = verify(st, home)
     assert len(found) == 1 and "wrong hash" in found[0] and "copied again from the home" in found[0]
-    assert Store(tmp_path / "store").read_bytes(REL) == f.read_bytes()
+    assert Store(tmp_path / "store").read_bytes(REL) == f.read_bytes() and st.check(REL) is None
 
 
-def test_truncated_frame_is_reported_and_copied_again_on_the_next_sync(tmp_path):
+def test_a_frame_that_does_not_decompress_is_reported(tmp_path):
     f = tmp_path / "s1.jsonl"
     f.write_bytes(_lines(300))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
-    data = _data(st)
-    data.write_bytes(data.read_bytes()[:-20])
-    with pytest.raises(StoreCorrupt, match="truncated"):
+    with database.transaction(st.db):
+        st.db.execute("UPDATE store_frames SET data = substr(data, 1, length(data) - 20)")
+    with pytest.raises(StoreCorrupt, match="does not decompress"):
         st.read_bytes(REL)
-    assert st.check(REL) and "truncated" in st.check(REL)
-    with open(f, "ab") as fh:
-        fh.write(_lines(1, 999))
-    st.keep(REL, f)  # the grown file is looked at: its entry is found truncated and copied again
-    assert any("truncated; what is missing is copied again" in p for p in st.problems)
-    assert st.read_bytes(REL) == f.read_bytes() and st.check(REL) is None
-    # The pack was cut back to its whole frames (none here) and the copy written after them: no
-    # byte of the cut frame is left in the data file.
-    assert data.stat().st_size == _manifest(st)["end"] == _manifest(st)["generations"][0]["frames"][0][3]
+    assert "does not decompress" in st.check(REL)
+    assert verify(st, tmp_path / "no-home")[0].endswith("the home no longer has it: that copy is lost")
 
 
-def test_a_cut_last_frame_costs_only_that_frame(tmp_path):
-    """A crash that lost the last frame written (no fsync): the earlier frames and versions stay, the
-    missing bytes are copied again from the home."""
-    f = tmp_path / "s1.jsonl"
-    f.write_bytes(_lines(50, 7000))
-    st = Store(tmp_path / "store")
-    st.keep(REL, f)
-    old = f.read_bytes()
-    f.write_bytes(_lines(300))  # rewritten: a second version
-    st.keep(REL, f)
-    with open(f, "ab") as fh:
-        fh.write(_lines(10, 5000))
-    st.keep(REL, f)  # grown: a third frame, the one the crash loses
-    m = _manifest(st)
-    data = _data(st)
-    last = m["generations"][-1]["frames"][-1]
-    data.write_bytes(data.read_bytes()[:last[2] + 3])
-    fresh = Store(tmp_path / "store")
-    with open(f, "ab") as fh:
-        fh.write(_lines(1, 9000))
-    assert fresh.keep(REL, f) == "grown"
-    assert any("truncated" in p for p in fresh.problems)
-    assert fresh.read_bytes(REL, 0) == old and fresh.read_bytes(REL) == f.read_bytes()
-    assert fresh.check(REL) is None and data.exists()
-
-
-def test_full_disk_leaves_the_previous_store_intact(tmp_path, monkeypatch):
+def test_full_disk_leaves_the_previous_store_intact(tmp_path):
+    """A full disk, made by capping the database's pages at what it has: the entry keeps the version
+    it had, every row as it was; once there is room the next copy goes on."""
     f = tmp_path / "s1.jsonl"
     f.write_bytes(_lines(300))
     st = Store(tmp_path / "store")
     st.keep(REL, f)
     st.save()
-    before = {p: p.read_bytes() for p in (tmp_path / "store").rglob("*") if p.is_file()}
+    before = _rows(st)
     with open(f, "ab") as fh:
-        fh.write(_lines(10, 500))
-
-    def full(*a, **k):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(store_mod.zstandard.ZstdCompressor, "compress", lambda self, data: full())
-    with pytest.raises(StoreFull, match="no space left for the source store"):
-        st.keep(REL, f)
-    monkeypatch.undo()
+        fh.write(random.Random(3).randbytes(300_000))  # (incompressible: it needs new pages)
+    pages = st.db.execute("PRAGMA page_count").fetchone()[0]
+    st.db.execute(f"PRAGMA max_page_count = {pages}")
+    try:
+        with pytest.raises(StoreFull, match="no space left for the source store"):
+            st.keep(REL, f)
+    finally:
+        st.db.execute("PRAGMA max_page_count = 1073741823")
     again = Store(tmp_path / "store")
-    assert again.read_bytes(REL) == f.read_bytes()[:len(_lines(300))]  # the previous version, whole
-    assert {p: p.read_bytes() for p in before} == before
+    assert _rows(again) == before
+    assert again.read_bytes(REL) == _lines(300)  # the previous version, whole
     assert again.keep(REL, f) == "grown" and again.read_bytes(REL) == f.read_bytes()
 
 
 def test_full_disk_in_a_build_is_one_clear_error(tmp_path, monkeypatch):
     from ccreport.site.build import Options, build
 
-    import shutil
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home)
 
@@ -195,6 +158,53 @@ def test_full_disk_in_a_build_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(store_mod.Store, "_append", full)
     res = build(home, tmp_path / "site", Options(jobs=1))
     assert any("no space left for the source store" in e and "left as the last build wrote it" in e for e in res.errors)
+
+
+_KEEPING = """
+import sys
+from pathlib import Path
+from ccreport.source.store import Store
+st = Store(Path(sys.argv[1]))
+files = [Path(a) for a in sys.argv[2:]]
+while True:
+    for i, f in enumerate(files):
+        with open(f, "ab") as fh:
+            fh.write(b'{"type":"user","n":%d,"pad":"%s"}\\n' % (i, b"y" * 3000) * 50)
+        st.keep(f"projects/-p/k{i}.jsonl", f)
+    if len(files) > 1:  # one file rewritten each round: new generations too
+        files[-1].write_bytes(files[-1].read_bytes()[::-1][:5000])
+        st.keep(f"projects/-p/k{len(files) - 1}.jsonl", files[-1])
+    print("round", flush=True)
+"""
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2, 0.5, 1.0])
+def test_a_store_killed_while_writing_is_continued_by_the_next_one(tmp_path, delay):
+    """SIGKILL a process keeping files at several moments (opening, mid-frame, mid-commit…): every
+    entry the database has reads back whole and as a prefix of its file's bytes, and a new Store
+    brings each up to date."""
+    files = [tmp_path / f"k{i}.jsonl" for i in range(3)]
+    for i, f in enumerate(files):
+        f.write_bytes(_lines(2000 * (i + 1)))
+    root = tmp_path / "store"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-c", _KEEPING, str(root), *map(str, files)], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if delay:
+        p.stdout.readline()  # (once the first round is written)
+        time.sleep(delay)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    st = Store(root)
+    for rel in st.files:
+        assert st.check(rel) is None
+    for i, f in enumerate(files[:2]):  # only grown: what is kept is the start of the file
+        rel = f"projects/-p/k{i}.jsonl"
+        if st.has(rel):
+            assert f.read_bytes().startswith(st.read_bytes(rel))
+    for i, f in enumerate(files):
+        st.keep(f"projects/-p/k{i}.jsonl", f)
+        assert Store(root).read_bytes(f"projects/-p/k{i}.jsonl") == f.read_bytes()
 
 
 _KILLED = """
@@ -209,7 +219,6 @@ build(Path(sys.argv[1]), Path(sys.argv[2]), Options(jobs=1, page_size=5))
 def test_killed_builds_then_rebuild_and_restore_round_trip(tmp_path):
     """SIGKILL a build at several moments while the home grows; every entry that reads back must be
     right, and a last build then a restore gives every file back byte for byte."""
-    import shutil
     home = tmp_path / "home"
     shutil.copytree(SAMPLE_HOME, home)
     big = home / "projects" / "-p" / "k1.jsonl"
@@ -225,12 +234,14 @@ def test_killed_builds_then_rebuild_and_restore_round_trip(tmp_path):
         time.sleep(delay)
         p.send_signal(signal.SIGKILL)
         p.wait()
-        st = Store(out / ".ccreport" / "store")
-        for rel in st.files:  # whatever the index names reads back whole and right
+        if not (out / ".ccreport" / database.NAME).is_file():
+            continue
+        st = Store(out / ".ccreport")
+        for rel in st.files:  # whatever the database names reads back whole and right
             assert st.check(rel) is None
             assert (home / rel).read_bytes().startswith(st.read_bytes(rel))
     subprocess.run([sys.executable, "-c", _KILLED, str(home), str(out)], env=env, check=True)
-    st = Store(out / ".ccreport" / "store")
+    st = Store(out / ".ccreport")
     back = tmp_path / "back"
     for key in st.index["sessions"]:
         restore(st, key.split("/", 1)[1], back)
@@ -239,11 +250,33 @@ def test_killed_builds_then_rebuild_and_restore_round_trip(tmp_path):
     assert restored == originals
 
 
+def test_a_forgotten_entry_leaves_no_byte_in_the_folder(tmp_path):
+    rnd = random.Random(5)
+    secret, other = rnd.randbytes(20000), rnd.randbytes(20000)  # (random bytes stay as they are in a frame)
+    (tmp_path / "a").write_bytes(secret)
+    (tmp_path / "b").write_bytes(other)
+    root = tmp_path / "store"
+    st = Store(root)
+    st.keep("projects/-p/a-secret-name.jsonl", tmp_path / "a")
+    st.keep("projects/-p/b.jsonl", tmp_path / "b")
+    st.save()
+
+    def everything() -> bytes:
+        return b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
+
+    assert secret[:1000] in everything() and b"a-secret-name" in everything()
+    st.drop("projects/-p/a-secret-name.jsonl")
+    st.save()
+    assert secret[:1000] not in everything() and secret[-1000:] not in everything()
+    assert b"a-secret-name" not in everything()
+    fresh = Store(root)
+    assert not fresh.has("projects/-p/a-secret-name.jsonl")
+    assert fresh.read_bytes("projects/-p/b.jsonl") == other and fresh.check("projects/-p/b.jsonl") is None
+
+
 def test_session_folder_files_changed_in_place_are_kept_again(tmp_path):
     """A Workflow journal grows and a custom-title.json is rewritten in place without moving their
     folder's mtime: the store still takes the new bytes (only tool-results/ is write-once)."""
-    import shutil
-
     from ccreport.source.archive import sync
     from ccreport.source.home import discover
 
@@ -265,3 +298,5 @@ def test_session_folder_files_changed_in_place_are_kept_again(tmp_path):
     st = Store(tmp_path / "store")
     for f in (journal, title):
         assert st.read_bytes(f.relative_to(home).as_posix()) == f.read_bytes()
+    names = {p.name for p in (tmp_path / "store").iterdir()}  # the database (and its WAL while it is open)
+    assert database.NAME in names <= {database.NAME, database.NAME + "-wal", database.NAME + "-shm"}
