@@ -264,8 +264,13 @@ def home_and_archive(home: Path, site: Path | None) -> Catalog:
 
 
 def drop_session(store: Store, key: str) -> list[str]:
-    """Remove a session's record and every entry of its files; returns their relpaths."""
+    """Remove a session's record, the listings of its folder and every entry of its files; returns
+    their relpaths."""
     rec = store.index["sessions"].pop(key, None) or {"files": []}
+    folder = f"projects/{key}"
+    dirs = store.index["dirs"]
+    for d in [d for d in dirs if d == folder or d.startswith(folder + "/")]:
+        del dirs[d]
     for r in rec["files"]:
         store.drop(r)
     return rec["files"]

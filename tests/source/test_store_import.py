@@ -68,6 +68,9 @@ def test_a_store_of_packs_in_the_sites_old_place_is_imported_by_a_build(tmp_path
     res = build(home, site, Options(jobs=1))
     assert res.errors == []
     assert not (site / ".ccreport" / "store").exists()
+    left = {p.relative_to(site / ".ccreport").as_posix() for p in (site / ".ccreport").rglob("*")}
+    assert not {n for n in left if n.split("/")[0] in ("store", "packs", "data", "index.json") or n.endswith(".z")}
+    assert database.NAME in left
     st = Store(site / ".ccreport")
     assert blobs <= {b for (b,) in st.db.execute("SELECT data FROM store_frames")}
     assert st.read_bytes("projects/-p/s2.jsonl") == (V2 / "s2.jsonl").read_bytes()  # only the store had it
