@@ -43,8 +43,8 @@ CREATE TABLE IF NOT EXISTS store_generations (file INTEGER NOT NULL, n INTEGER N
 CREATE TABLE IF NOT EXISTS store_frames (file INTEGER NOT NULL, n INTEGER NOT NULL, start INTEGER NOT NULL,
     length INTEGER NOT NULL, sha256 BLOB NOT NULL, data BLOB NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS store_frames_at ON store_frames (file, n, start);
-CREATE TABLE IF NOT EXISTS store_sessions (key TEXT PRIMARY KEY, record BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS store_dirs (folder TEXT PRIMARY KEY, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS store_sessions (key TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS store_dirs (folder TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 """
 _ready: set = set()  # (database path, pid) whose tables this process made sure of
 
