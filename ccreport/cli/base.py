@@ -84,12 +84,15 @@ def _lock_site(out: Path, command: str, store: Path | None = None):
     """The site's lock (site/lock.py), and an outside store's too, held: another writer still at
     work after a short wait → exit 2, naming it."""
     from ccreport.site.lock import SiteLock, SiteLocked, StoreLock
+    from ccreport.source.archive import site_store
 
     name = f"ccreport {command} " + " ".join(sys.argv[2:])[:200]
 
     def say(msg: str) -> None:
         click.echo(f"ccreport: {msg}", err=True)
 
+    if store is not None and os.path.abspath(store) == os.path.abspath(site_store(out)):
+        store = None  # (the site's own folder, given by name: its lock is the site's)
     locks = [SiteLock(out, name, on_wait=say)] + ([StoreLock(store, name, on_wait=say)] if store is not None else [])
     for n, lock in enumerate(locks):
         try:

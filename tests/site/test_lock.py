@@ -125,3 +125,11 @@ def test_two_sites_sharing_a_store_write_it_one_at_a_time(tmp_path):
     p = cli("build", "--home", str(home), "--out", str(tmp_path / "second"), "--store", str(store), "-q")
     assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
     assert (store / "ccreport.sqlite").is_file() and not (store / LOCK_NAME).exists()
+
+
+def test_a_store_named_as_the_sites_own_folder_takes_one_lock(tmp_path):
+    """--store SITE/.ccreport is the default store given by name: one lock, not two on one file."""
+    home, site = make_live_home(tmp_path / "home"), tmp_path / "site"
+    p = cli("build", "--home", str(home), "--out", str(site), "--store", str(site / ".ccreport"), "-q")
+    assert p.communicate(timeout=60)[1] == "" and p.returncode == 0
+    assert (site / ".ccreport" / "ccreport.sqlite").is_file()
