@@ -46,6 +46,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS store_frames_at ON store_frames (file, n, star
 CREATE TABLE IF NOT EXISTS store_sessions (key TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS store_dirs (folder TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 """
+WAL_LIMIT = 64 << 20  # bytes the WAL file is cut back to after a checkpoint
 _ready: set = set()  # (database path, pid) whose tables this process made sure of
 
 
@@ -88,6 +89,10 @@ def connect(root: Path):
     path = Path(root) / database.NAME
     conn = database.connect(path)
     if (str(path), os.getpid()) not in _ready:
+        # A big file is copied in one transaction, which the WAL holds whole until a checkpoint: without
+        # a limit the -wal file would stay that large (~115 MB for a 500 MB session) while the
+        # connection lives (serve --watch).
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
         if database.schema_version(conn, "store") is None:
             with database.transaction(conn, path):
                 for statement in _TABLES.split(";")[:-1]:  # (executescript would commit first)
