@@ -198,12 +198,16 @@ def cli():
     """Turn Claude Code transcripts into a fast, faithful, offline static site."""
 
 
-def _store_of(out: Path, store: Path | None) -> Path:
+def _store_of(out: Path, store: Path | None, writes: bool = False) -> Path:
+    """The store folder a command reads (``writes``: or imports, source.storeimport)."""
     from ccreport.source.archive import site_store
     from ccreport.source.store import exists
     from ccreport.source.storeimport import old_folders
 
     root = store if store is not None else site_store(out)
-    if not exists(root) and not old_folders(root):
-        _fail(f"no archive at {root} (build a site first, or give --store)")
+    if not exists(root):
+        if not old_folders(root):
+            _fail(f"no archive at {root} (build a site first, or give --store)")
+        if not writes:
+            _fail(f"the archive at {root} was written by an earlier ccreport: `ccreport build` imports it")
     return root

@@ -27,7 +27,7 @@ def restore(session, home, to, out, store, generation):
     from ccreport.source.restore import RestoreError, restore as run_restore
 
     dest = to if to is not None else resolve_home(str(home) if home else None)
-    root = _store_of(out, store)
+    root = _store_of(out, store, writes=True)
     try:
         with _one_writer(out, "restore", store), _errors(f"cannot write into {dest}", 1):
             res = run_restore(_opened(root), session, dest, generation)
@@ -52,7 +52,7 @@ def forget(session, home, out, store, page_size):
     from ccreport.source.restore import RestoreError, forget as run_forget
 
     home = resolve_home(str(home) if home else None)
-    root = _store_of(out, store)
+    root = _store_of(out, store, writes=True)
     with _errors():
         catalog = discover(home)
     # One writer: a running `serve --watch` or build of this site (or of another site on the same

@@ -113,3 +113,18 @@ def test_an_import_killed_after_its_commit_only_removes_the_leftovers(tmp_path):
     upgrade(st)
     assert st.problems == [] and _only_the_database(root)
     assert st.read_bytes("projects/-p/s2.jsonl") == (V2 / "s2.jsonl").read_bytes()
+
+
+def test_restore_imports_an_old_store_and_list_asks_for_it(tmp_path):
+    from ccreport.cli import cli
+
+    store = tmp_path / "store"
+    shutil.copytree(V2 / "store", store)
+    r = CliRunner().invoke(cli, ["list", "--generations", "s1", "--store", str(store)])
+    assert r.exit_code != 0 and "written by an earlier ccreport" in r.stderr, r.stderr
+    assert not (store / database.NAME).exists()  # a read writes nothing
+    back = tmp_path / "back"
+    r = CliRunner().invoke(cli, ["restore", "s2", "--to", str(back), "--out", str(tmp_path / "site"), "--store", str(store)])
+    assert r.exit_code == 0, r.stderr
+    assert (back / "projects" / "-p" / "s2.jsonl").read_bytes() == (V2 / "s2.jsonl").read_bytes()
+    assert _only_the_database(store)
