@@ -43,7 +43,10 @@
     shard: function (n, data) { shards[n] = data; },
     block: function (name, flat) { blocks[name] = flat; },
     delta: function (d) { delta = { cuts: d.cuts || {}, terms: d.terms || {} }; },
-    docs: function (key, chunk, packed) { docChunks[key + "-" + chunk] = packed; },
+    docs: function (name, chunks) {  // a document file: unit → its chunk (the file name's number)
+      var chunk = name.split("-")[1];
+      for (var k in chunks) docChunks[k + "-" + chunk] = chunks[k];
+    },
     units: function (data) { for (var k in data) units[k] = data[k]; },
     query: function (q, opts) {  // for tests and benchmarks
       return ensureManifest().then(function () { return search(parse(q, opts || {})); });
@@ -333,11 +336,18 @@
     return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
   }
 
-  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk
+  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk, in a
+  // file shared by several units' chunks (layout.search_docs: the same arithmetic)
+  function docFile(key, chunk) {
+    var mix = (parseInt(key.slice(0, 8), 16) ^ parseInt(key.slice(8), 16)) >>> 0;
+    var b = (mix % (chunk ? 64 : 256)).toString(16);
+    return "search/d/" + (b.length < 2 ? "0" + b : b) + "-" + chunk + ".js";
+  }
   var inflated = {};
   function docOf(id) {
-    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], name = key + "-" + Math.floor(no / per);
-    if (!inflated[name]) inflated[name] = load("search/d/" + name + ".js").then(function () {
+    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], chunk = Math.floor(no / per);
+    var name = key + "-" + chunk;
+    if (!inflated[name]) inflated[name] = load(docFile(key, chunk)).then(function () {
       var packed = docChunks[name];
       if (!packed) return [];
       var bin = atob(packed), bytes = new Uint8Array(bin.length);

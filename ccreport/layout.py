@@ -185,9 +185,17 @@ def search_block(term_hash: str, k: int, block: int) -> str:
     return f"{SEARCH_DIR}/b/{term_hash}-{k}-{block}.js"
 
 
+# Document files (search/d/): chunk 0 of every unit in one of 256 files, later chunks in one of 64
+# by chunk number (most transcripts have one chunk; the home's files would be one per transcript).
+DOC_FILES_FIRST, DOC_FILES_LATER = 256, 64
+
+
 def search_docs(unit: str, chunk: int) -> str:
-    """A chunk of one unit's (transcript's) documents; ``unit`` is its hex key."""
-    return f"{SEARCH_DIR}/d/{unit}-{chunk}.js"
+    """The file holding chunk ``chunk`` of one unit's (transcript's) documents, shared with other
+    units': by a mix of its session's and its transcript's key digits (a session's sub-agents
+    spread over files), ``unit`` being its hex key. assets/search.js computes the same."""
+    mix = int(unit[:8], 16) ^ int(unit[8:], 16)
+    return f"{SEARCH_DIR}/d/{mix % (DOC_FILES_LATER if chunk else DOC_FILES_FIRST):02x}-{chunk}.js"
 
 
 def search_units(prefix: str) -> str:

@@ -14,7 +14,7 @@ import orjson
 from ccreport.model.messages import Builder
 from ccreport.model.pages import paginate
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
-from ccreport.site.search import read_doc_script, unit_key
+from ccreport.site.search import unit_chunk, unit_key
 from ccreport.site.searchquery import KIND_FACTOR
 from ccreport.site.searchtext import KINDS, AVG_LEN, B, K1, LEVELS, SHIFT, WBITS, idf, page_docs, page_url, terms
 from ccreport.source.home import Session, discover
@@ -48,8 +48,8 @@ def _script_json(raw: bytes, head: bytes):
 def unit_docs(site: Path, key: str) -> list[list]:
     """A unit's documents, read back from its chunks in order."""
     docs, c = [], 0
-    while (path := site / f"search/d/{key}-{c}.js").exists():
-        docs.extend(read_doc_script(path.read_bytes()))
+    while (chunk := unit_chunk(site, key, c)) is not None:
+        docs.extend(chunk)
         c += 1
     return docs
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_shard
-from ccreport.site.search import read_doc_script, shard_of
+from ccreport.site.search import shard_of, unit_chunk
 from ccreport.site.searchfiles import block_head, in_blocks, load_script, shard_head
 from ccreport.site.searchindex import UNIT_FILES, units_file
 from ccreport.site.searchtext import terms
@@ -173,10 +173,7 @@ class SiteIndex:
         per = self.manifest["chunk"]
         name = f"{key}-{int(no) // per}"
         if name not in self.chunks:
-            try:
-                self.chunks[name] = read_doc_script((self.site / f"search/d/{name}.js").read_bytes()) or []
-            except OSError:
-                self.chunks[name] = []
+            self.chunks[name] = unit_chunk(self.site, key, int(no) // per) or []
         docs = self.chunks[name]
         return docs[int(no) % per] if int(no) % per < len(docs) else None
 
