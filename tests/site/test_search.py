@@ -130,9 +130,9 @@ def test_an_append_writes_the_delta_not_the_shards(tmp_path, build_site):
 
 
 def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, monkeypatch):
-    """Appends go into the delta until it passes DELTA_MAX; then it is spliced into the shards and
+    """Appends go into the delta until what earlier ones left there passes DELTA_MAX; then it is spliced into the shards and
     emptied. The index the page sees equals a full build's after every append."""
-    monkeypatch.setattr(searchdelta, "DELTA_MAX", 400)
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 250)
     path = tmp_path / "home/projects/-p/s.jsonl"
     home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", "opening prompt", sid="s")]}})
     out = tmp_path / "site"
@@ -151,10 +151,30 @@ def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, 
             assert (out / SEARCH_DELTA).read_bytes() == EMPTY_DELTA  # emptied
             assert (out / "search/t" / f"{shard_of(f'reply{i}'):03x}.js").read_text().count(f'"reply{i}"') == 1
         else:
-            assert 0 < sizes[-1] <= 400
+            assert 0 < sizes[-1] <= 2 * 250  # the bound, and the last append (its re-read page) on top
         cold = tmp_path / f"cold{i}"
         assert index_terms(out) == index_terms(build_site(home, cold, page_size=4) and cold), i
-    assert merged and len(merged) < 6, sizes  # merged now and then, not on every append
+    assert merged and len(merged) < 6, repr(sizes)  # merged now and then, not on every append
+
+
+def test_a_giant_last_page_does_not_merge_the_delta_on_every_append(tmp_path, build_site, monkeypatch):
+    """A last page whose postings alone pass DELTA_MAX (megabytes of tool output) is re-read on
+    every append: what the append adds does not count toward the bound, so appends write the
+    delta, not the shards; the index the page sees still equals a full build's."""
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 400)
+    path = tmp_path / "home/projects/-p/s.jsonl"
+    words = " ".join(f"giantword{i}" for i in range(300))
+    home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", words, sid="s")]}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=50)
+    for i in range(1, 4):
+        with open(path, "a") as fh:
+            fh.write(json.dumps(assistant(f"a{i}", [{"type": "text", "text": f"reply{i}"}], sid="s",
+                                          mid=f"m{i}", rid=f"r{i}")) + "\n")
+        written = _search_written(build_site(home, out, page_size=50), out)
+        assert not [w for w in written if w.startswith(("search/t/", "search/b/"))], i
+        assert written[SEARCH_DELTA] > 400
+    assert index_terms(out) == index_terms(build_site(home, tmp_path / "cold", page_size=50) and tmp_path / "cold")
 
 
 def test_a_build_killed_before_its_state_was_saved_leaves_no_stale_postings(tmp_path, build_site, monkeypatch):
