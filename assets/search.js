@@ -12,7 +12,7 @@
   // A match in a prompt or an answer outranks the same match in thinking or tool output.
   var KIND_FACTOR = [1.0, 1.0, 0.6, 0.4];
   var POSTING_FILTERS = ["tool", "file", "is"], META_FILTERS = ["project", "session", "model", "after", "before"];
-  var BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  var BIG = 65536, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
   var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
   var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;

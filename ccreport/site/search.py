@@ -100,6 +100,7 @@ class UnitSpill:
     key: str
     path: str
     runs: list = field(default_factory=list)  # an array("Q") of SHARDS + 1 offsets per run
+    docs: list = field(default_factory=list)  # (chunk no, offset, length) of its packed document chunks there
 
 
 def write_run(f, shard_bytes) -> array:
@@ -328,6 +329,8 @@ class SessionIndex:
         file (site.searchdocs: files hold several units' chunks, so no worker writes them)."""
         if u.buffer:
             u.docs[(u.count - 1) // DOCS_PER_CHUNK] = pack_docs(u.buffer)
+            if u.spill is not None:
+                self._spill_docs(u)
         u.buffer = []
 
     def end(self, transcript_id: str) -> dict | None:
@@ -370,6 +373,21 @@ class SessionIndex:
             raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
         u.spill.runs.append(run)
         u.encoded, u.chars = {}, 0
+        self._spill_docs(u)
+
+    def _spill_docs(self, u: _Unit) -> None:
+        """A spilled unit's packed document chunks go to its file too (a 1 GB transcript's are
+        tens of MB): the SessionPart says where (UnitSpill.docs)."""
+        f = u.spill_file
+        try:
+            for chunk, packed in u.docs.items():
+                raw = packed.encode("ascii")
+                u.spill.docs.append((chunk, f.seek(0, os.SEEK_END), len(raw)))
+                f.write(raw)
+            f.flush()
+        except OSError as exc:
+            raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
+        u.docs = {}
 
 
 def _chained(before: str, docs: list) -> str:

@@ -8,6 +8,7 @@ transcript made two thousand files of a 300 MB home).
 
 from __future__ import annotations
 
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,12 +19,24 @@ from ccreport.site.write import Writer, remove
 
 
 class DocFiles:
-    """Changes to the document files: file → {unit: packed chunk, or None to take it out}."""
+    """Changes to the document files: file → {unit: packed chunk, or None to take it out}. With a
+    ``spill_dir`` (a full build's: every chunk of the home) the chunks wait in an anonymous file
+    there, not in memory: file → {unit: (path or None for that file, offset, length)}."""
 
-    def __init__(self) -> None:
+    def __init__(self, spill_dir: Path | None = None) -> None:
         self.changes: dict[str, dict] = defaultdict(dict)
+        self.spill_dir, self.spill = spill_dir, None
 
-    def add(self, key: str, chunk: int, packed: str) -> None:
+    def add(self, key: str, chunk: int, packed) -> None:
+        """``packed``: the chunk's packed documents, or where a worker's spill file holds them
+        (path, offset, length)."""
+        if isinstance(packed, str) and self.spill_dir is not None:
+            if self.spill is None:
+                self.spill_dir.mkdir(parents=True, exist_ok=True)
+                self.spill = tempfile.TemporaryFile(dir=self.spill_dir)
+            raw = packed.encode("ascii")
+            packed = (None, self.spill.seek(0, 2), len(raw))
+            self.spill.write(raw)
         self.changes[search_docs(key, chunk)][key] = packed
 
     def add_unit(self, d) -> None:
@@ -50,13 +63,16 @@ class DocFiles:
     def write(self, out: Path, writer: Writer, deleted: list, fresh: bool = False) -> None:
         """The files changed written (``fresh``: a full build's, every file anew; the others of
         the folder removed)."""
+        files: dict = {None: self.spill}
+        if self.spill is not None:
+            self.spill.flush()
         for rel in sorted(self.changes):
             chunks = {} if fresh else self._held(out, rel)
             for key, packed in self.changes[rel].items():
                 if packed is None:
                     chunks.pop(key, None)
                 else:
-                    chunks[key] = packed
+                    chunks[key] = packed if isinstance(packed, str) else _read(files, *packed)
             if chunks:
                 writer.write(rel, doc_file_script(rel, chunks))
             else:
@@ -66,4 +82,17 @@ class DocFiles:
             for name in names(folder):
                 if f"{SEARCH_DIR}/d/{name}" not in self.changes:
                     remove(folder / name, deleted)
+        for f in files.values():
+            if f is not None:
+                f.close()
         self.changes.clear()
+        self.spill = None
+
+
+def _read(files: dict, path, offset: int, length: int) -> str:
+    """A chunk spilled to a file (None: the DocFiles' own); each file opened once."""
+    if path not in files:
+        files[path] = open(path, "rb")
+    f = files[path]
+    f.seek(offset)
+    return f.read(length).decode("ascii")

@@ -16,7 +16,7 @@ import orjson
 from ccreport.layout import search_block
 from ccreport.site.write import Writer, remove
 
-BIG = 16_384  # characters of a term's postings above which they go into blocks (see entry)
+BIG = 65_536  # characters of a term's postings above which they go into blocks (see entry)
 # At most 2^3 blocks a term (was 2^8): a query reads all of a term's blocks whatever their number,
 # so more blocks only make more files; eight still keep what a merge rewrites for one session's
 # append to an eighth of the term. (On the 300 MB home's complete index this took its files from

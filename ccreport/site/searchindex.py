@@ -63,12 +63,15 @@ class Fresh:
         self.spill = None  # the spill file (anonymous: gone when closed, or when the process ends)
         self.counts: dict[str, int] = {}  # unit → documents (prune_docs)
         self.unit_spills: list[UnitSpill] = []  # the huge units' files, taken over from the workers
-        self.docs = DocFiles()  # every unit's packed document chunks
+        self.docs = DocFiles(spill_dir)  # every unit's packed document chunks (in a spill file)
         self.close()  # the spill files a killed build left
 
     def add(self, part: SessionPart) -> None:
         self.counts.update(part.counts)
         self.unit_spills.extend(part.spills)
+        for spill in part.spills:
+            for chunk, offset, length in spill.docs:
+                self.docs.add(spill.key, chunk, (spill.path, offset, length))
         for key, chunk, packed in part.docs:
             self.docs.add(key, chunk, packed)
         for n, fragment in part.fragments:
