@@ -338,9 +338,10 @@
 
   // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk, in a
   // file shared by several units' chunks (layout.search_docs: the same arithmetic)
+  var DOC_FILES = [448, 128, 64, 32, 16, 8];  // (layout.DOC_FILES)
   function docFile(key, chunk) {
     var mix = (parseInt(key.slice(0, 8), 16) ^ parseInt(key.slice(8), 16)) >>> 0;
-    var b = (mix % (chunk ? 64 : 256)).toString(16);
+    var b = (mix % DOC_FILES[Math.min(chunk, DOC_FILES.length - 1)]).toString(16);
     return "search/d/" + (b.length < 2 ? "0" + b : b) + "-" + chunk + ".js";
   }
   var inflated = {};
