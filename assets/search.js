@@ -117,8 +117,15 @@
 
   // ---- postings: term → {unit key: [[doc, kind, weight], ...]}
   // A shard comes with the delta: both are needed before any of its terms is read.
+  // A shard is deflated (site.searchfiles.shard_script): inflated once, when first loaded.
+  var inflating = {};
   function loadShard(n) {
-    return Promise.all([load("search/t/" + n.toString(16).padStart(3, "0") + ".js"), load("search/delta.js")]);
+    return Promise.all([load("search/t/" + n.toString(16).padStart(3, "0") + ".js"), load("search/delta.js")])
+      .then(function () {
+        if (typeof shards[n] !== "string") return;
+        if (!inflating[n]) inflating[n] = inflate(shards[n]).then(function (data) { shards[n] = data; });
+        return inflating[n];
+      });
   }
 
   // A term's postings [unit, postings, ...] as a full build would have written them: the shard's
@@ -338,6 +345,12 @@
 
   // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk, in a
   // file shared by several units' chunks (layout.search_docs: the same arithmetic)
+  function inflate(packed) {  // base-64 of deflated JSON (site.search.deflated)
+    var bin = atob(packed), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
   var DOC_FILES = [448, 128, 64, 32, 16, 8];  // (layout.DOC_FILES)
   function docFile(key, chunk) {
     var mix = (parseInt(key.slice(0, 8), 16) ^ parseInt(key.slice(8), 16)) >>> 0;
@@ -349,12 +362,7 @@
     var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], chunk = Math.floor(no / per);
     var name = key + "-" + chunk;
     if (!inflated[name]) inflated[name] = load(docFile(key, chunk)).then(function () {
-      var packed = docChunks[name];
-      if (!packed) return [];
-      var bin = atob(packed), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      return new Response(stream).text().then(JSON.parse);
+      return docChunks[name] ? inflate(docChunks[name]) : [];
     });
     return inflated[name].then(function (docs) { return docs[no % per] || null; });
   }

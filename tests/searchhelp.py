@@ -15,6 +15,7 @@ from ccreport.model.messages import Builder
 from ccreport.model.pages import paginate
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.site.search import unit_chunk, unit_key
+from ccreport.site.searchfiles import read_shard
 from ccreport.site.searchquery import KIND_FACTOR
 from ccreport.site.searchtext import KINDS, AVG_LEN, B, K1, LEVELS, SHIFT, WBITS, idf, page_docs, page_url, terms
 from ccreport.source.home import Session, discover
@@ -60,8 +61,8 @@ def index_terms(site: Path) -> dict[str, dict[str, list[tuple[int, int, int]]]]:
     a unit the delta cuts keeps its shard postings before its cut, and gets the delta's."""
     out: dict = {}
     for shard in sorted((site / "search/t").glob("*.js")):
-        n = int(shard.stem, 16)
-        entries = _script_json(shard.read_bytes(), b"ccreportSearch.shard(%d," % n)
+        entries = read_shard(site, int(shard.stem, 16))
+        assert entries is not None, shard
         for term, e in entries.items():
             flat = e
             if e and isinstance(e[0], int):

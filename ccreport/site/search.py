@@ -155,18 +155,28 @@ def _by_shard(by_term: dict) -> dict[int, list]:
     return by_shard
 
 
+def deflated(data) -> str:
+    """JSON deflated and base-64 encoded (a quarter to a third of the JSON on disk; the page
+    inflates it with DecompressionStream, which works from file://): document chunks and shards."""
+    return base64.b64encode(zlib.compress(orjson.dumps(data), 1)).decode("ascii")
+
+
+def inflated(packed, kind: type):
+    """What ``deflated`` packed, when it is a ``kind`` (else None)."""
+    try:
+        data = orjson.loads(zlib.decompress(base64.b64decode(packed)))
+        return data if isinstance(data, kind) else None
+    except (TypeError, ValueError, zlib.error, orjson.JSONDecodeError):
+        return None
+
+
 def pack_docs(docs: list[list]) -> str:
-    """A chunk of documents, deflated and base-64 encoded (a third of the JSON on disk; the page
-    inflates it with DecompressionStream, which works from file://)."""
-    return base64.b64encode(zlib.compress(orjson.dumps(docs), 1)).decode("ascii")
+    """A chunk of documents as stored."""
+    return deflated(docs)
 
 
 def unpack_docs(packed) -> list[list] | None:
-    try:
-        docs = orjson.loads(zlib.decompress(base64.b64decode(packed)))
-        return docs if isinstance(docs, list) else None
-    except (TypeError, ValueError, zlib.error, orjson.JSONDecodeError):
-        return None
+    return inflated(packed, list)
 
 
 DOCS_HEAD = b'ccreportSearch.docs('

@@ -21,7 +21,7 @@ import orjson
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, search_block, search_shard
 from ccreport.site.search import UnitDelta, shard_of
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, block_head, entry, in_blocks, load_script, names
-from ccreport.site.searchfiles import shard_head, shard_script
+from ccreport.site.searchfiles import read_shard, shard_script
 from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer
 
@@ -146,7 +146,7 @@ def merge(o: IndexOut, pending: Pending, purge: set) -> None:
     else:
         visit = set(pending.shards)
     for n in sorted(visit | set(by_shard)):
-        sh = _Shard(n, load_script(o.out, search_shard(n), shard_head(n)) or {})
+        sh = _Shard(n, read_shard(o.out, n) or {})
         cut_terms = [t for t in sh.entries if sh.holds(o.out, t, cuts)]
         for term in dict.fromkeys(cut_terms + by_shard.get(n, [])):
             units = sh.units(o.out, term)

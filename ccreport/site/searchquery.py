@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_shard
+from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST
 from ccreport.site.search import shard_of, unit_chunk
-from ccreport.site.searchfiles import block_head, in_blocks, load_script, shard_head
+from ccreport.site.searchfiles import block_head, in_blocks, load_script, read_shard
 from ccreport.site.searchindex import UNIT_FILES, units_file
 from ccreport.site.searchtext import terms
 
@@ -131,7 +131,7 @@ class SiteIndex:
 
     def shard(self, n: int) -> dict:
         if n not in self.shards:
-            self.shards[n] = load_script(self.site, search_shard(n), shard_head(n)) or {}
+            self.shards[n] = read_shard(self.site, n) or {}
         return self.shards[n]
 
     def term_units(self, term: str) -> list | None:
