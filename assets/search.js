@@ -47,7 +47,7 @@
       var chunk = name.split("-")[1];
       for (var k in chunks) docChunks[k + "-" + chunk] = chunks[k];
     },
-    units: function (data) { for (var k in data) units[k] = data[k]; },
+    units: function (p, packed) { unitFiles[p] = packed; },  // deflated (site.searchindex.write_meta)
     query: function (q, opts) {  // for tests and benchmarks
       return ensureManifest().then(function () { return search(parse(q, opts || {})); });
     },
@@ -337,10 +337,16 @@
     });
   }
 
+  var unitFiles = {}, unitsReady = {};
   function needUnits(keys) {
     var want = {};
     keys.forEach(function (k) { want[k.slice(0, 1)] = 1; });  // (searchindex.units_file)
-    return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
+    return Promise.all(Object.keys(want).map(function (p) {
+      if (!unitsReady[p]) unitsReady[p] = load("search/u/" + p + ".js").then(function () {
+        return unitFiles[p] ? inflate(unitFiles[p]) : {};
+      }).then(function (data) { for (var k in data) units[k] = data[k]; });
+      return unitsReady[p];
+    }));
   }
 
   // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk, in a

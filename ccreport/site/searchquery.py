@@ -13,7 +13,7 @@ from pathlib import Path
 from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST
 from ccreport.site.search import shard_of, unit_chunk
 from ccreport.site.searchfiles import block_head, in_blocks, load_script, read_shard
-from ccreport.site.searchindex import UNIT_FILES, units_file
+from ccreport.site.searchindex import UNIT_FILES, read_units, units_file
 from ccreport.site.searchtext import terms
 
 KIND_NAMES = {"p": "prompt", "a": "answer", "h": "thinking", "t": "tool"}
@@ -166,7 +166,7 @@ class SiteIndex:
     def need_units(self, prefixes) -> None:
         for p in set(prefixes) - self.unit_files:
             self.unit_files.add(p)
-            self.units.update(load_script(self.site, f"search/u/{p}.js", b"ccreportSearch.units(") or {})
+            self.units.update(read_units(self.site, p))
 
     def doc(self, hit: str) -> list | None:
         key, no = hit.split(":")
