@@ -12,7 +12,7 @@
   // A match in a prompt or an answer outranks the same match in thinking or tool output.
   var KIND_FACTOR = [1.0, 1.0, 0.6, 0.4];
   var POSTING_FILTERS = ["tool", "file", "is"], META_FILTERS = ["project", "session", "model", "after", "before"];
-  var BIG = 16384, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
+  var BIG = 65536, MAX_TERM = 40, PAGE_SESSIONS = 10, HITS_PER_SESSION = 3, PREFIX_TERMS = 24;
   var PHRASE_CHECKS = 400, SNIPPET_BEFORE = 60, SNIPPET_AFTER = 160;
   var CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+/g;
   var root = "", manifest = null, form, input, panel, status, list, projSel, kindSel, fromIn, toIn;
@@ -43,8 +43,11 @@
     shard: function (n, data) { shards[n] = data; },
     block: function (name, flat) { blocks[name] = flat; },
     delta: function (d) { delta = { cuts: d.cuts || {}, terms: d.terms || {} }; },
-    docs: function (key, chunk, packed) { docChunks[key + "-" + chunk] = packed; },
-    units: function (data) { for (var k in data) units[k] = data[k]; },
+    docs: function (name, chunks) {  // a document file: unit → its chunk (the file name's number)
+      var chunk = name.split("-")[1];
+      for (var k in chunks) docChunks[k + "-" + chunk] = chunks[k];
+    },
+    units: function (p, packed) { unitFiles[p] = packed; },  // deflated (site.searchindex.write_meta)
     query: function (q, opts) {  // for tests and benchmarks
       return ensureManifest().then(function () { return search(parse(q, opts || {})); });
     },
@@ -114,8 +117,15 @@
 
   // ---- postings: term → {unit key: [[doc, kind, weight], ...]}
   // A shard comes with the delta: both are needed before any of its terms is read.
+  // A shard is deflated (site.searchfiles.shard_script): inflated once, when first loaded.
+  var inflating = {};
   function loadShard(n) {
-    return Promise.all([load("search/t/" + n.toString(16).padStart(3, "0") + ".js"), load("search/delta.js")]);
+    return Promise.all([load("search/t/" + n.toString(16).padStart(3, "0") + ".js"), load("search/delta.js")])
+      .then(function () {
+        if (typeof shards[n] !== "string") return;
+        if (!inflating[n]) inflating[n] = inflate(shards[n]).then(function (data) { shards[n] = data; });
+        return inflating[n];
+      });
   }
 
   // A term's postings [unit, postings, ...] as a full build would have written them: the shard's
@@ -327,23 +337,38 @@
     });
   }
 
+  var unitFiles = {}, unitsReady = {};
   function needUnits(keys) {
     var want = {};
     keys.forEach(function (k) { want[k.slice(0, 1)] = 1; });  // (searchindex.units_file)
-    return Promise.all(Object.keys(want).map(function (p) { return load("search/u/" + p + ".js"); }));
+    return Promise.all(Object.keys(want).map(function (p) {
+      if (!unitsReady[p]) unitsReady[p] = load("search/u/" + p + ".js").then(function () {
+        return unitFiles[p] ? inflate(unitFiles[p]) : {};
+      }).then(function (data) { for (var k in data) units[k] = data[k]; });
+      return unitsReady[p];
+    }));
   }
 
-  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk
+  // ---- documents: [kind, url, time, "tool\tfile", text], manifest.chunk to a deflated chunk, in a
+  // file shared by several units' chunks (layout.search_docs: the same arithmetic)
+  function inflate(packed) {  // base-64 of deflated JSON (site.search.deflated)
+    var bin = atob(packed), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  var DOC_FILES = [448, 128, 64, 32, 16, 8];  // (layout.DOC_FILES)
+  function docFile(key, chunk) {
+    var mix = (parseInt(key.slice(0, 8), 16) ^ parseInt(key.slice(8), 16)) >>> 0;
+    var b = (mix % DOC_FILES[Math.min(chunk, DOC_FILES.length - 1)]).toString(16);
+    return "search/d/" + (b.length < 2 ? "0" + b : b) + "-" + chunk + ".js";
+  }
   var inflated = {};
   function docOf(id) {
-    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], name = key + "-" + Math.floor(no / per);
-    if (!inflated[name]) inflated[name] = load("search/d/" + name + ".js").then(function () {
-      var packed = docChunks[name];
-      if (!packed) return [];
-      var bin = atob(packed), bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-      return new Response(stream).text().then(JSON.parse);
+    var per = manifest.chunk, key = id.split(":")[0], no = +id.split(":")[1], chunk = Math.floor(no / per);
+    var name = key + "-" + chunk;
+    if (!inflated[name]) inflated[name] = load(docFile(key, chunk)).then(function () {
+      return docChunks[name] ? inflate(docChunks[name]) : [];
     });
     return inflated[name].then(function (docs) { return docs[no % per] || null; });
   }

@@ -185,9 +185,19 @@ def search_block(term_hash: str, k: int, block: int) -> str:
     return f"{SEARCH_DIR}/b/{term_hash}-{k}-{block}.js"
 
 
+# Document files (search/d/): chunk n of a unit goes to one of DOC_FILES[n] files (the last figure
+# for every later n): most transcripts have one chunk, few have many, so later chunks share fewer
+# files. One file per chunk made ~2,200 files of a 300 MB home; these ~660, at ~1 MB of documents a
+# query (docs/search.md: how they were chosen).
+DOC_FILES = (448, 128, 64, 32, 16, 8)
+
+
 def search_docs(unit: str, chunk: int) -> str:
-    """A chunk of one unit's (transcript's) documents; ``unit`` is its hex key."""
-    return f"{SEARCH_DIR}/d/{unit}-{chunk}.js"
+    """The file holding chunk ``chunk`` of one unit's (transcript's) documents, shared with other
+    units': by a mix of its session's and its transcript's key digits (a session's sub-agents
+    spread over files), ``unit`` being its hex key. assets/search.js computes the same."""
+    mix = int(unit[:8], 16) ^ int(unit[8:], 16)
+    return f"{SEARCH_DIR}/d/{mix % DOC_FILES[min(chunk, len(DOC_FILES) - 1)]:02x}-{chunk}.js"
 
 
 def search_units(prefix: str) -> str:

@@ -14,7 +14,8 @@ import orjson
 from ccreport.model.messages import Builder
 from ccreport.model.pages import paginate
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
-from ccreport.site.search import read_doc_script, unit_key
+from ccreport.site.search import unit_chunk, unit_key
+from ccreport.site.searchfiles import read_shard
 from ccreport.site.searchquery import KIND_FACTOR
 from ccreport.site.searchtext import KINDS, AVG_LEN, B, K1, LEVELS, SHIFT, WBITS, idf, page_docs, page_url, terms
 from ccreport.source.home import Session, discover
@@ -48,8 +49,8 @@ def _script_json(raw: bytes, head: bytes):
 def unit_docs(site: Path, key: str) -> list[list]:
     """A unit's documents, read back from its chunks in order."""
     docs, c = [], 0
-    while (path := site / f"search/d/{key}-{c}.js").exists():
-        docs.extend(read_doc_script(path.read_bytes()))
+    while (chunk := unit_chunk(site, key, c)) is not None:
+        docs.extend(chunk)
         c += 1
     return docs
 
@@ -60,8 +61,8 @@ def index_terms(site: Path) -> dict[str, dict[str, list[tuple[int, int, int]]]]:
     a unit the delta cuts keeps its shard postings before its cut, and gets the delta's."""
     out: dict = {}
     for shard in sorted((site / "search/t").glob("*.js")):
-        n = int(shard.stem, 16)
-        entries = _script_json(shard.read_bytes(), b"ccreportSearch.shard(%d," % n)
+        entries = read_shard(site, int(shard.stem, 16))
+        assert entries is not None, shard
         for term, e in entries.items():
             flat = e
             if e and isinstance(e[0], int):

@@ -351,11 +351,11 @@ def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
     metadata of the sessions that changed."""
     out, full = run.out, run.full_all
     gone = run.old_units - set(searchindex.unit_keys(run.indexed))
-    searchindex.drop_units(out, gone, run.res.deleted)
     if run.fresh is not None:
         searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
-        searchindex.prune_docs(out, run.fresh, run.res.deleted)
+        searchindex.prune_docs(out, run.res.deleted)
     else:
+        searchindex.write_docs(out, run.writer, run.deltas, gone, run.res.deleted)
         searchdelta.update(out, run.writer, run.deltas, gone, run.res.deleted)
     # The metadata of the units that changed (their sessions were read, or they are gone).
     redone = {key: run.indexed[key] for key in ((j.session.project.dir_name, j.session.id) for j in jobs)

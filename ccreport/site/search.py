@@ -31,7 +31,7 @@ import orjson
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
 from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, counts_once, page_docs, page_url, weights
-from ccreport.site.write import Writer, remove
+from ccreport.site.write import Writer
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
 # Fixed: a term's shard must not depend on the archive's size (incremental = cold). 256, not the
@@ -85,6 +85,8 @@ class UnitDelta:
     postings: dict = field(default_factory=dict)
     count: int = 0  # documents in the unit now
     same: bool = False  # the documents are those the unit had (a page rendered again): nothing to change
+    docs: dict = field(default_factory=dict)  # chunk no → its documents packed (pack_docs), those rewritten
+    old_count: int = 0  # documents the unit had (its chunks past ``count``'s go)
 
 
 @dataclass
@@ -98,6 +100,7 @@ class UnitSpill:
     key: str
     path: str
     runs: list = field(default_factory=list)  # an array("Q") of SHARDS + 1 offsets per run
+    docs: list = field(default_factory=list)  # (chunk no, offset, length) of its packed document chunks there
 
 
 def write_run(f, shard_bytes) -> array:
@@ -132,6 +135,7 @@ class SessionPart:
     fragments: list
     counts: dict
     spills: list = field(default_factory=list)  # UnitSpill
+    docs: list = field(default_factory=list)  # (unit, chunk no, packed documents) of every chunk
 
 
 def pack(deltas: list[UnitDelta], spills: list | None = None) -> SessionPart:
@@ -140,7 +144,8 @@ def pack(deltas: list[UnitDelta], spills: list | None = None) -> SessionPart:
     for d in sorted(deltas, key=attrgetter("key")):
         deque(map(list.extend, map(by_term.__getitem__, d.postings), zip(repeat(d.key), d.postings.values())), 0)
     return SessionPart([(n, orjson.dumps(flat)) for n, flat in _by_shard(by_term).items()],
-                       {d.key: d.count for d in deltas}, spills or [])
+                       {d.key: d.count for d in deltas}, spills or [],
+                       [(d.key, n, packed) for d in deltas for n, packed in d.docs.items()])
 
 
 def _by_shard(by_term: dict) -> dict[int, list]:
@@ -150,19 +155,65 @@ def _by_shard(by_term: dict) -> dict[int, list]:
     return by_shard
 
 
-def doc_script(key: str, chunk: int, docs: list[list]) -> bytes:
-    """A chunk of documents, deflated and base-64 encoded (a third of the JSON on disk; the page
-    inflates it with DecompressionStream, which works from file://)."""
-    packed = base64.b64encode(zlib.compress(orjson.dumps(docs), 1)).decode("ascii")
-    return b'ccreportSearch.docs("' + key.encode() + b'",' + str(chunk).encode() + b',"' + packed.encode() + b'");\n'
+def deflated(data) -> str:
+    """JSON deflated and base-64 encoded (a quarter to a third of the JSON on disk; the page
+    inflates it with DecompressionStream, which works from file://): document chunks and shards."""
+    return base64.b64encode(zlib.compress(orjson.dumps(data), 1)).decode("ascii")
 
 
-def read_doc_script(raw: bytes) -> list[list] | None:
+def inflated(packed, kind: type):
+    """What ``deflated`` packed, when it is a ``kind`` (else None)."""
     try:
-        packed = raw.rsplit(b',"', 1)[1].split(b'"', 1)[0]
-        return orjson.loads(zlib.decompress(base64.b64decode(packed)))
-    except (IndexError, ValueError, zlib.error, orjson.JSONDecodeError):
+        data = orjson.loads(zlib.decompress(base64.b64decode(packed)))
+        return data if isinstance(data, kind) else None
+    except (TypeError, ValueError, zlib.error, orjson.JSONDecodeError):
         return None
+
+
+def pack_docs(docs: list[list]) -> str:
+    """A chunk of documents as stored."""
+    return deflated(docs)
+
+
+def unpack_docs(packed) -> list[list] | None:
+    return inflated(packed, list)
+
+
+DOCS_HEAD = b'ccreportSearch.docs('
+
+
+def doc_file_script(rel: str, chunks: dict) -> bytes:
+    """A document file (layout.search_docs): unit → its chunk's packed documents, in key order.
+    The page takes the file's chunk number from its name."""
+    name = rel.rsplit("/", 1)[1][:-3]
+    return DOCS_HEAD + orjson.dumps(name) + b"," + orjson.dumps({k: chunks[k] for k in sorted(chunks)}) + b");\n"
+
+
+def read_doc_file(raw: bytes) -> dict:
+    """unit → packed documents of a document file as written ({} when it is not one)."""
+    try:
+        if raw.startswith(DOCS_HEAD) and raw.endswith(b");\n"):
+            data = orjson.loads(b"[" + raw[len(DOCS_HEAD):-3] + b"]")
+            if len(data) == 2 and isinstance(data[1], dict):
+                return data[1]
+    except orjson.JSONDecodeError:
+        pass
+    return {}
+
+
+def read_doc_script(raw: bytes) -> list[list]:
+    """Every document of a document file, unit after unit (tests and tools that look at them all)."""
+    return [d for packed in read_doc_file(raw).values() for d in unpack_docs(packed) or []]
+
+
+def unit_chunk(out: Path, key: str, chunk: int) -> list | None:
+    """One chunk of a unit's documents as written (None: not there)."""
+    try:
+        raw = (out / search_docs(key, chunk)).read_bytes()
+    except OSError:
+        return None
+    packed = read_doc_file(raw).get(key)
+    return None if packed is None else unpack_docs(packed)
 
 
 @dataclass
@@ -181,6 +232,7 @@ class _Unit:
     spill_file: BinaryIO | None = None  # its file, open while the unit is read
     last: dict = field(default_factory=dict)  # term → its last posting & _HIGH (its document), encoded or spilled
     count: int = 0
+    docs: dict = field(default_factory=dict)  # chunk no → packed documents, of the chunks (re)written
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
     # documents): the last page's and the one before it, so a read resumed at the last page goes on.
     chain: str = ""
@@ -244,11 +296,10 @@ class SessionIndex:
         """Documents ``start`` (a chunk's first) to ``stop`` of a unit, as written."""
         docs: list = []
         for chunk in range(start // DOCS_PER_CHUNK, -(-stop // DOCS_PER_CHUNK)):
-            try:
-                raw = (self.writer.out / search_docs(key, chunk)).read_bytes()
-            except OSError:
+            got = unit_chunk(self.writer.out, key, chunk)
+            if got is None:
                 return None
-            docs.extend(read_doc_script(raw) or [])
+            docs.extend(got)
         return docs if len(docs) == stop - start else None
 
     def page(self, transcript_id: str, no: int, messages, url: str | None = None) -> None:
@@ -284,9 +335,12 @@ class SessionIndex:
                 self._flush(u)
 
     def _flush(self, u: _Unit) -> None:
+        """The chunk being filled is packed; the main process writes it into its shared document
+        file (site.searchdocs: files hold several units' chunks, so no worker writes them)."""
         if u.buffer:
-            self.writer.write(search_docs(u.key, (u.count - 1) // DOCS_PER_CHUNK), doc_script(u.key, (u.count - 1)
-                                                                                            // DOCS_PER_CHUNK, u.buffer))
+            u.docs[(u.count - 1) // DOCS_PER_CHUNK] = pack_docs(u.buffer)
+            if u.spill is not None:
+                self._spill_docs(u)
         u.buffer = []
 
     def end(self, transcript_id: str) -> dict | None:
@@ -295,9 +349,6 @@ class SessionIndex:
         if u is None:
             return None
         self._flush(u)
-        chunks = -(-u.count // DOCS_PER_CHUNK)
-        for c in range(chunks, -(-max(u.old_count, u.count) // DOCS_PER_CHUNK)):
-            remove(self.writer.out / search_docs(u.key, c), [])
         # The pages read again hold the documents they had (a page deleted by hand, a render cache
         # warmed, a new project title): the index does not change.
         same = bool(u.old_chain) and u.chain == u.old_chain and u.count == u.old_count
@@ -311,7 +362,7 @@ class SessionIndex:
             if u.encoded:
                 _segment(u)
             postings = u.encoded or _encode(u.postings)
-        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, postings, u.count, same))
+        self.unit_deltas.append(UnitDelta(u.key, u.cut, u.old_terms, postings, u.count, same, u.docs, u.old_count))
         return {"firsts": u.firsts, "count": u.count, "chain": [u.before, u.chain]}
 
     def _spill(self, u: _Unit) -> None:
@@ -332,6 +383,21 @@ class SessionIndex:
             raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
         u.spill.runs.append(run)
         u.encoded, u.chars = {}, 0
+        self._spill_docs(u)
+
+    def _spill_docs(self, u: _Unit) -> None:
+        """A spilled unit's packed document chunks go to its file too (a 1 GB transcript's are
+        tens of MB): the SessionPart says where (UnitSpill.docs)."""
+        f = u.spill_file
+        try:
+            for chunk, packed in u.docs.items():
+                raw = packed.encode("ascii")
+                u.spill.docs.append((chunk, f.seek(0, os.SEEK_END), len(raw)))
+                f.write(raw)
+            f.flush()
+        except OSError as exc:
+            raise WriteError(exc.errno, exc.strerror, u.spill.path) from exc
+        u.docs = {}
 
 
 def _chained(before: str, docs: list) -> str:
@@ -390,9 +456,3 @@ def _segment(u: _Unit) -> None:
     lists = u.postings.values()
     u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(_HIGH))))
     u.postings, u.size = defaultdict(list), 0
-
-
-def unit_doc_files(out: Path, key: str) -> list[Path]:
-    """The document scripts of a unit (to delete it)."""
-    folder = out / search_docs(key, 0)
-    return sorted(folder.parent.glob(f"{key}-*.js"))

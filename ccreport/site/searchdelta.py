@@ -1,6 +1,6 @@
 """The incremental side of the search index: an append's postings go into one small pending delta
 (``search/delta.js``) instead of being spliced into the term shards, and the delta is merged into
-the shards when it passes DELTA_MAX bytes (or when a unit is taken out). An append then writes one
+the shards when what earlier builds left there passes DELTA_MAX bytes (or when a unit is taken out). An append then writes one
 file of bounded size, whatever the archive's size; the page applies the delta to every term it
 reads (assets/search.js, docs/search.md).
 
@@ -21,7 +21,7 @@ import orjson
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, search_block, search_shard
 from ccreport.site.search import UnitDelta, shard_of
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, block_head, entry, in_blocks, load_script, names
-from ccreport.site.searchfiles import shard_head, shard_script
+from ccreport.site.searchfiles import read_shard, shard_script
 from ccreport.site.searchtext import SHIFT
 from ccreport.site.write import Writer
 
@@ -112,10 +112,22 @@ def update(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, delet
     for d in deltas:
         pending.add(d)
     script = pending.script()
-    if len(script) > DELTA_MAX or purge:
+    # What this build adds does not count: a session whose last page carries megabytes of tool
+    # output re-reads that page on every append, and its postings alone passed the bound, so every
+    # append merged (17 index files on the 300 MB home's largest session). The delta is merged when
+    # what earlier builds left there passes the bound; a query loads at most that plus one update.
+    if len(script) - _own(deltas) > DELTA_MAX or purge:
         merge(IndexOut(out, writer, deleted), pending, purge)
         script = EMPTY_DELTA
     writer.write(SEARCH_DELTA, script)
+
+
+def _own(deltas: list[UnitDelta]) -> int:
+    """The bytes the deltas alone would take in delta.js (their postings, cuts and shards)."""
+    alone = Pending()
+    for d in deltas:
+        alone.add(d)
+    return len(alone.script()) - len(EMPTY_DELTA)
 
 
 def merge(o: IndexOut, pending: Pending, purge: set) -> None:
@@ -134,7 +146,7 @@ def merge(o: IndexOut, pending: Pending, purge: set) -> None:
     else:
         visit = set(pending.shards)
     for n in sorted(visit | set(by_shard)):
-        sh = _Shard(n, load_script(o.out, search_shard(n), shard_head(n)) or {})
+        sh = _Shard(n, read_shard(o.out, n) or {})
         cut_terms = [t for t in sh.entries if sh.holds(o.out, t, cuts)]
         for term in dict.fromkeys(cut_terms + by_shard.get(n, [])):
             units = sh.units(o.out, term)

@@ -19,12 +19,15 @@ import orjson
 from ccreport.layout import SEARCH_DELTA, SEARCH_DIR, SEARCH_MANIFEST, search_shard, search_units
 from ccreport.layout import session_url
 from ccreport.site.search import DOCS_PER_CHUNK, SHARDS, SPILL_PREFIX, SessionPart, UnitSpill, run_pieces
-from ccreport.site.search import unit_doc_files, unit_key, write_run
+from ccreport.site.search import deflated, inflated, unit_key, write_run
+from ccreport.site.searchdocs import DocFiles
 from ccreport.site import searchfiles
 from ccreport.site.searchfiles import EMPTY_DELTA, IndexOut, entry, names, shard_script
 from ccreport.site.write import Writer, remove
 
-FORMAT = 4  # 3: the pending delta (search/delta.js); 4: whole texts, is:error, models in unit metadata
+# 3: the pending delta (search/delta.js); 4: whole texts, is:error, models in unit metadata; 5: document
+# files shared by units (layout.search_docs)
+FORMAT = 5
 # A full build's postings held in the main process before a spill (Fresh). On a 1 GB home the main
 # process peaked at 170 MB while sessions rendered (32 MB: 209 MB; without the index: 160 MB).
 SPILL_BYTES = 4 << 20
@@ -35,6 +38,7 @@ def write_fresh(out: Path, writer: Writer, fresh: Fresh, deleted: list) -> None:
     (site.searchdelta), and the shards and blocks of an earlier build that this one did not
     produce removed."""
     o = IndexOut(out, writer, deleted)
+    fresh.docs.write(out, writer, deleted, fresh=True)
     fresh.write(o)
     o.write(SEARCH_DELTA, EMPTY_DELTA)
     for sub in ("t", "b"):
@@ -59,11 +63,17 @@ class Fresh:
         self.spill = None  # the spill file (anonymous: gone when closed, or when the process ends)
         self.counts: dict[str, int] = {}  # unit → documents (prune_docs)
         self.unit_spills: list[UnitSpill] = []  # the huge units' files, taken over from the workers
+        self.docs = DocFiles(spill_dir)  # every unit's packed document chunks (in a spill file)
         self.close()  # the spill files a killed build left
 
     def add(self, part: SessionPart) -> None:
         self.counts.update(part.counts)
         self.unit_spills.extend(part.spills)
+        for spill in part.spills:
+            for chunk, offset, length in spill.docs:
+                self.docs.add(spill.key, chunk, (spill.path, offset, length))
+        for key, chunk, packed in part.docs:
+            self.docs.add(key, chunk, packed)
         for n, fragment in part.fragments:
             # A copy of the fragment's bytes: orjson.dumps returns bytes that keep a ~4 KB buffer
             # whatever their length, and a --jobs 1 build (no pickling in between) held tens of
@@ -153,25 +163,24 @@ def _first_unit(fragment: list) -> str:
     return fragment[1][0]
 
 
-def drop_units(out: Path, keys: set, deleted: list) -> None:
-    """The document scripts of units that are gone (their postings: update_terms)."""
-    for key in keys:
-        for p in unit_doc_files(out, key):
-            remove(p, deleted)
+def write_docs(out: Path, writer: Writer, deltas: list, gone: set, deleted: list) -> None:
+    """An incremental build's document chunks (its units', and those of units that are gone
+    taken out) written into their shared files."""
+    docs = DocFiles()
+    for key in sorted(gone):
+        docs.drop(out, key)
+    for d in deltas:
+        docs.add_unit(d)
+    docs.write(out, writer, deleted)
 
 
-def prune_docs(out: Path, fresh: Fresh, deleted: list) -> None:
-    """After a full build: document scripts no unit of this build has (an earlier site's)."""
-    for name in names(out / SEARCH_DIR):  # an earlier layout's scripts and folders
+def prune_docs(out: Path, deleted: list) -> None:
+    """After a full build: an earlier layout's scripts and folders in search/ (the document files
+    no unit has any more: DocFiles.write)."""
+    for name in names(out / SEARCH_DIR):
         if name not in ("manifest.js", "delta.js", "t", "b", "d", "u"):
             path = out / SEARCH_DIR / name
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else remove(path, deleted)
-    chunks = {key: -(-n // DOCS_PER_CHUNK) for key, n in fresh.counts.items()}
-    folder = out / SEARCH_DIR / "d"
-    for name in names(folder):
-        key, _, rest = name.partition("-")
-        if not (rest[:-3].isdigit() and int(rest[:-3]) < chunks.get(key, 0)):
-            remove(folder / name, deleted)
 
 
 def unit_keys(sessions: dict) -> dict[str, tuple]:
@@ -182,6 +191,21 @@ def unit_keys(sessions: dict) -> dict[str, tuple]:
 # Unit metadata goes to 16 files by the first hex digit of the key (256 before: a filter alone reads
 # them all, and each file costs the build a create; 16 of a 300 MB home's are ~30 KB each).
 UNIT_FILES = tuple(f"{i:x}" for i in range(16))
+
+
+def units_script(prefix: str, units: dict) -> bytes:
+    """A metadata file: its units' metadata, deflated (a quarter of the bytes a query loads)."""
+    return b'ccreportSearch.units("' + prefix.encode() + b'","' + deflated(units).encode("ascii") + b'");\n'
+
+
+def read_units(out: Path, prefix: str) -> dict:
+    """The units of a metadata file as written ({}: none)."""
+    try:
+        raw = (out / search_units(prefix)).read_bytes()
+    except OSError:
+        return {}
+    head = b'ccreportSearch.units("' + prefix.encode() + b'","'
+    return (inflated(raw[len(head):-4], dict) if raw.startswith(head) and raw.endswith(b'");\n') else None) or {}
 
 
 def units_file(key: str) -> str:
@@ -214,7 +238,7 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
             continue
         if prefix in groups:
             g = groups[prefix]
-            writer.write(rel, b"ccreportSearch.units(" + orjson.dumps({k: g[k] for k in sorted(g)}) + b");\n")
+            writer.write(rel, units_script(prefix, {k: g[k] for k in sorted(g)}))
         else:
             remove(writer.out / rel, deleted)
     projects = [{"dir": p, "title": titles.get(p, p)} for p in catalog_projects]

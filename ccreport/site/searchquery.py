@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST, search_shard
-from ccreport.site.search import read_doc_script, shard_of
-from ccreport.site.searchfiles import block_head, in_blocks, load_script, shard_head
-from ccreport.site.searchindex import UNIT_FILES, units_file
+from ccreport.layout import SEARCH_DELTA, SEARCH_MANIFEST
+from ccreport.site.search import shard_of, unit_chunk
+from ccreport.site.searchfiles import block_head, in_blocks, load_script, read_shard
+from ccreport.site.searchindex import UNIT_FILES, read_units, units_file
 from ccreport.site.searchtext import terms
 
 KIND_NAMES = {"p": "prompt", "a": "answer", "h": "thinking", "t": "tool"}
@@ -23,7 +23,7 @@ KIND_FACTOR = (1.0, 1.0, 0.6, 0.4)
 HITS_PER_SESSION = 3
 PREFIX_TERMS = 24
 PHRASE_CHECKS = 400  # candidate messages whose text is read to check a phrase (best first)
-BIG = 16_384
+BIG = 65_536  # (site.searchfiles.BIG)
 SNIPPET = 300
 POSTING_FILTERS = ("tool", "file", "is")
 META_FILTERS = ("project", "session", "model", "after", "before")
@@ -131,7 +131,7 @@ class SiteIndex:
 
     def shard(self, n: int) -> dict:
         if n not in self.shards:
-            self.shards[n] = load_script(self.site, search_shard(n), shard_head(n)) or {}
+            self.shards[n] = read_shard(self.site, n) or {}
         return self.shards[n]
 
     def term_units(self, term: str) -> list | None:
@@ -166,17 +166,14 @@ class SiteIndex:
     def need_units(self, prefixes) -> None:
         for p in set(prefixes) - self.unit_files:
             self.unit_files.add(p)
-            self.units.update(load_script(self.site, f"search/u/{p}.js", b"ccreportSearch.units(") or {})
+            self.units.update(read_units(self.site, p))
 
     def doc(self, hit: str) -> list | None:
         key, no = hit.split(":")
         per = self.manifest["chunk"]
         name = f"{key}-{int(no) // per}"
         if name not in self.chunks:
-            try:
-                self.chunks[name] = read_doc_script((self.site / f"search/d/{name}.js").read_bytes()) or []
-            except OSError:
-                self.chunks[name] = []
+            self.chunks[name] = unit_chunk(self.site, key, int(no) // per) or []
         docs = self.chunks[name]
         return docs[int(no) % per] if int(no) % per < len(docs) else None
 

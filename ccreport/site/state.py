@@ -42,6 +42,7 @@ from ccreport import __version__
 from ccreport.fs import atomic_file, atomic_write
 from ccreport.layout import STATE_DIR, turns_state_dir
 
+# 13: search documents in files shared by units (a site of 12 has one file per transcript);
 # 12: a sub-agent's task (the description its parent's Task/Agent call gave it: TranscriptSummary.task,
 # SessionState.agent_titles), the files a sub-agent transcript changed (TranscriptState.changed) and
 # its agent id per turn's sub-agent call; warm-up runs (TranscriptSummary.warmup, SessionInfo.warmups);
@@ -53,7 +54,7 @@ from ccreport.layout import STATE_DIR, turns_state_dir
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 12
+FORMAT = 13
 HEAD_BYTES = 64 * 1024
 PACK = "sessions.json"
 # From this many sessions a full build packs their states into one file (State.save). Below it the

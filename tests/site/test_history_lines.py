@@ -13,6 +13,7 @@ import pytest
 from ccreport.site.build import build
 from ccreport.site.options import Options
 from ccreport.site.search import unit_key
+from ccreport.site.searchindex import read_units
 from incrhelp import assert_same_as_cold
 from searchhelp import index_terms, unit_docs
 from util import SAMPLE_HOME, page_text
@@ -58,8 +59,7 @@ def test_history_lines_that_are_not_prompts_of_a_session_are_shown_as_they_are(h
 def _units(out) -> dict:
     got = {}
     for p in (out / "search/u").glob("*.js"):
-        raw = p.read_bytes()
-        got.update(orjson.loads(raw[raw.index(b"(") + 1:-3]))
+        got.update(read_units(out, p.stem))
     return got
 
 

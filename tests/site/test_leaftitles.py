@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ccreport.site.build import Options, build
+from ccreport.site.searchindex import read_units
 from ccreport.site.state import State
 from incrhelp import append, assert_same_as_cold
 from util import assistant, make_home, user
@@ -43,8 +44,8 @@ def test_a_new_file_retitles_an_old_session(tmp_path):
     assert any(w.startswith(f"{P}/{A}/page-0001.html") for w in written)  # (the page heading changed)
     assert "Fixing the widget" in (out / "p" / P / A / "page-0001.html").read_text()
     assert "Fixing the widget" in (out / "p" / P / "index.html").read_text()
-    meta = "".join(f.read_text() for f in (out / "search").rglob("*.js"))
-    assert json.dumps("Fixing the widget")[1:-1] in meta
+    meta = {k: u for f in (out / "search/u").glob("*.js") for k, u in read_units(out, f.stem).items()}
+    assert "Fixing the widget" in {u[1] for u in meta.values() if u[3].startswith("aaaaaaaa")}
     assert_same_as_cold(home, out, tmp_path, opts)
     # The summary line is gone again (the file rewritten without it): the prompt is A's title again
     (home / "projects" / P / f"{c}.jsonl").write_text(json.dumps(user("c0", "go on", sid=c)) + "\n")

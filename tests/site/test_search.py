@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from ccreport.layout import SEARCH_DELTA
+from ccreport.layout import SEARCH_DELTA, search_docs
 from ccreport.site import searchdelta, searchfiles, searchindex
 from ccreport.site.searchfiles import EMPTY_DELTA
 from ccreport.site.search import shard_of
@@ -61,8 +61,8 @@ def test_documents_and_postings(tmp_path, build_site):
     assert [p[:2] for p in idx["quokka"][key]] == [(2, 2)]  # thinking is its own kind
     assert [p[0] for p in idx["tool:grep"][key]] == [3] and [p[0] for p in idx["file:big.py"][key]] == [4]
     assert [p[0] for p in idx["bigend"][key]] == [4] and "is:error" not in idx
-    units = (out / f"search/u/{key[:1]}.js").read_text()
-    assert '"p/-home-u-proj/s1/"' in units and '"-home-u-proj"' in units
+    units = searchindex.read_units(out, key[:1])[key]
+    assert units[0] == "p/-home-u-proj/s1/" and units[2] == "-home-u-proj"
     assert '"dir":"-home-u-proj"' in (out / "search/manifest.js").read_text()
 
 
@@ -122,17 +122,17 @@ def test_an_append_writes_the_delta_not_the_shards(tmp_path, build_site):
     res = build_site(home, out)
     key = unit_key("-p", "s7", "main")
     written = _search_written(res, out)
-    assert set(written) == {SEARCH_DELTA, f"search/d/{key}-0.js", f"search/u/{key[:1]}.js"}
-    assert shard_bytes > 200_000 and sum(written.values()) < 6_000 and written[SEARCH_DELTA] < 2_000
+    assert set(written) == {SEARCH_DELTA, search_docs(key, 0), f"search/u/{key[:1]}.js"}
+    assert shard_bytes > 25_000 and sum(written.values()) < 6_000  # (shards deflated: 33 KB) and written[SEARCH_DELTA] < 2_000
     assert _delta(out)["cuts"] == {key: 0} and set(_delta(out)["terms"]) >= {"more", "shared", words[7 * 40]}
     assert list(index_terms(out)["more"]) == [key]
     assert index_terms(out) == index_terms(build_site(home, tmp_path / "cold") and tmp_path / "cold")
 
 
 def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, monkeypatch):
-    """Appends go into the delta until it passes DELTA_MAX; then it is spliced into the shards and
+    """Appends go into the delta until what earlier ones left there passes DELTA_MAX; then it is spliced into the shards and
     emptied. The index the page sees equals a full build's after every append."""
-    monkeypatch.setattr(searchdelta, "DELTA_MAX", 400)
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 250)
     path = tmp_path / "home/projects/-p/s.jsonl"
     home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", "opening prompt", sid="s")]}})
     out = tmp_path / "site"
@@ -149,12 +149,32 @@ def test_the_delta_is_merged_into_the_shards_at_its_bound(tmp_path, build_site, 
         if shards:
             merged.append(i)
             assert (out / SEARCH_DELTA).read_bytes() == EMPTY_DELTA  # emptied
-            assert (out / "search/t" / f"{shard_of(f'reply{i}'):03x}.js").read_text().count(f'"reply{i}"') == 1
+            assert f"reply{i}" in searchfiles.read_shard(out, shard_of(f"reply{i}"))
         else:
-            assert 0 < sizes[-1] <= 400
+            assert 0 < sizes[-1] <= 2 * 250  # the bound, and the last append (its re-read page) on top
         cold = tmp_path / f"cold{i}"
         assert index_terms(out) == index_terms(build_site(home, cold, page_size=4) and cold), i
-    assert merged and len(merged) < 6, sizes  # merged now and then, not on every append
+    assert merged and len(merged) < 6, repr(sizes)  # merged now and then, not on every append
+
+
+def test_a_giant_last_page_does_not_merge_the_delta_on_every_append(tmp_path, build_site, monkeypatch):
+    """A last page whose postings alone pass DELTA_MAX (megabytes of tool output) is re-read on
+    every append: what the append adds does not count toward the bound, so appends write the
+    delta, not the shards; the index the page sees still equals a full build's."""
+    monkeypatch.setattr(searchdelta, "DELTA_MAX", 400)
+    path = tmp_path / "home/projects/-p/s.jsonl"
+    words = " ".join(f"giantword{i}" for i in range(300))
+    home = make_home(tmp_path / "home", {"-p": {"s.jsonl": [user("u0", words, sid="s")]}})
+    out = tmp_path / "site"
+    build_site(home, out, page_size=50)
+    for i in range(1, 4):
+        with open(path, "a") as fh:
+            fh.write(json.dumps(assistant(f"a{i}", [{"type": "text", "text": f"reply{i}"}], sid="s",
+                                          mid=f"m{i}", rid=f"r{i}")) + "\n")
+        written = _search_written(build_site(home, out, page_size=50), out)
+        assert not [w for w in written if w.startswith(("search/t/", "search/b/"))], i
+        assert written[SEARCH_DELTA] > 400
+    assert index_terms(out) == index_terms(build_site(home, tmp_path / "cold", page_size=50) and tmp_path / "cold")
 
 
 def test_a_build_killed_before_its_state_was_saved_leaves_no_stale_postings(tmp_path, build_site, monkeypatch):
@@ -238,7 +258,7 @@ def test_every_corpus_result_link_resolves(corpus_site):
     ids: dict = {}
     n = 0
     for meta in (site / "search/u").glob("*.js"):
-        units = json.loads(meta.read_text()[len("ccreportSearch.units("):-3])
+        units = searchindex.read_units(site, meta.stem)
         for key, u in units.items():
             for d in unit_docs(site, key):
                 page, anchor = (u[0] + d[1]).split("#")
@@ -359,7 +379,7 @@ def test_after_an_append_the_page_reads_the_delta(tmp_path, build_site, browser)
     assert [p[0] for p in after] == [before[0][0] + 1]  # moved one place on
     # The shards still have it at 6 (the first document of the page read again): the page must cut.
     assert _delta(out)["cuts"] == {key: 6} and "quokka" in _delta(out)["terms"]
-    assert '"quokka"' in (out / "search/t" / f"{shard_of('quokka'):03x}.js").read_text()
+    assert "quokka" in searchfiles.read_shard(out, shard_of("quokka"))
     page = browser.new_page()
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
