@@ -45,7 +45,8 @@ class Follower:
         self.home, self.out, self.opts, self.live, self.log = home, out, opts, live, log
         self.stop = threading.Event()
         self.ready = threading.Event()  # set once the watcher is in place: changes after that are never missed
-        self.cache = RenderCache(on_page=self._page_written) if live is not None else None
+        # (watch keeps one too: an append re-renders its last page from the first line, most of it unchanged)
+        self.cache = RenderCache(on_page=self._page_written if live is not None else None)
         self.state: State | None = None
         self.catalog: Catalog | None = None
         self.memo = Memo()  # what the last build learnt: an append to a known transcript needs no more (site.grown)

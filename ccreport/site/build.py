@@ -140,14 +140,16 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     st = f.state if f.state is not None else State.load(out)
     memo = f.memo if f.memo is not None else grown.Memo()
     fp = memo.fingerprint = memo.fingerprint or fingerprint()  # (the running code's: kept by a follower)
-    fast = f.grown is not None and f.memo is not None and st.compatible(opts, fp)
+    fast = (f.grown is not None and f.memo is not None and f.memo.catalog is not None and st.compatible(opts, fp)
+            and f.memo.same_extras(catalog.home))
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
     # On an append's fast path, only the grown sessions are copied, into the last build's catalog.
     kept = (grown.keep_grown(memo, store_dir(out, opts), f.grown) if fast
             else keep_sources(catalog, out, opts, st, f.only_projects))
     res.cleanup = kept.cleanup
     run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
-               kept=kept, home=grown.extras(f.memo, catalog.home, store_dir(out, opts), fast), fast=fast)
+               kept=kept, home=memo.extras if fast else grown.extras(f.memo, catalog.home, store_dir(out, opts)),
+               fast=fast)
     names = asset_names()
     for name, data in asset_files().items():
         run.writer.write(names[name], data)
@@ -157,8 +159,8 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     _titles(run)
     run.summary_titles, run.leaves = grown.summary_titles(f.memo, run.catalog, {} if run.full_all else st.head.get(
         "leaves", {}), f.only_projects if fast else None)
-    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
-        unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
+    run.old_units = set() if run.full_all else set(searchindex.unit_keys(_looked_into(run, st.sessions))) | ({
+        unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])} if not fast else set())
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
     sweep.begin(out, run.full_all)  # (what a killed build left; before any page of this one is written)
     return run
@@ -236,6 +238,11 @@ def _looked_at(run: _Run, key: tuple[str, str]) -> bool:
     if only is not None and key[0] not in only:
         return False
     return not run.fast or key in run.follow.grown
+
+
+def _looked_into(run: _Run, sessions: dict) -> dict:
+    """``sessions``, or on an append's fast path those of them that grew: no other unit can go."""
+    return {k: sessions[k] for k in run.follow.grown if k in sessions} if run.fast else sessions
 
 
 def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
@@ -370,7 +377,7 @@ def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
     """The search index's shared files: a full build's shards, or the pending delta; the unit
     metadata of the sessions that changed."""
     out, full = run.out, run.full_all
-    gone = run.old_units - set(searchindex.unit_keys(run.indexed))
+    gone = run.old_units - set(searchindex.unit_keys(_looked_into(run, run.indexed)))
     searchindex.drop_units(out, gone, run.res.deleted)
     if run.fresh is not None:
         searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)

@@ -31,7 +31,7 @@ class Memo:
     catalog: Catalog | None = None  # the merged catalog (home + archive + saved sessions: site.keep)
     frozen: set = field(default_factory=set)  # site.keep.Kept.frozen of that build
     paths: dict = field(default_factory=dict)  # transcript path → [(key, Transcript)] of both catalogs
-    titles: dict = field(default_factory=dict)  # (project, session) → summary title (site.leaftitles)
+    titles: dict | None = None  # (project, session) → summary title (site.leaftitles)
     extras: HomeExtras | None = None
     extras_stamp: list | None = None  # the home files' stats when ``extras`` was read
     store: Store | None = None  # the source store, kept open between appends
@@ -45,6 +45,11 @@ class Memo:
                 for t in s.transcripts:
                     if t.store is None:
                         self.paths.setdefault(str(t.path), []).append(((s.project.dir_name, s.id), t))
+
+    def same_extras(self, home: Path) -> bool:
+        """The home files (history, todos, plans) are as the memo's view read them: no session's
+        home-file section, plan page or prompts-only session moved."""
+        return self.extras is not None and _extras_stamp(home) == self.extras_stamp
 
     def grown(self, paths) -> set | None:
         """The sessions of ``paths`` (changed files) when each is a known transcript that only grew
@@ -68,13 +73,12 @@ class Memo:
         return found
 
 
-def extras(memo: Memo | None, home: Path, store: Path | None, fast: bool) -> HomeExtras:
-    """The home files' view (site.extras): read again unless, on the fast path, their stats are the same."""
+def extras(memo: Memo | None, home: Path, store: Path | None) -> HomeExtras:
+    """The home files' view (site.extras), read; the memo keeps it with the stats it was read at."""
     if memo is None:
         return load(home, store)
-    stamp = _extras_stamp(home)
-    if not (fast and memo.extras is not None and stamp == memo.extras_stamp):
-        memo.extras, memo.extras_stamp = load(home, store), stamp
+    stamp = _extras_stamp(home)  # (before the read: a change meanwhile is seen next time)
+    memo.extras, memo.extras_stamp = load(home, store), stamp
     return memo.extras
 
 
@@ -119,7 +123,7 @@ def keep_grown(memo: Memo, root: Path | None, keys: set) -> Kept:
 
 def summary_titles(memo: Memo | None, catalog: Catalog, saved: dict, only: set | None) -> tuple[dict, dict]:
     """site.leaftitles.resolve, for the projects in ``only`` when the memo holds the others'."""
-    if memo is None or only is None or not memo.titles:
+    if memo is None or only is None or memo.titles is None:
         titles, record = leaftitles.resolve(catalog, saved)
     else:
         part = replace(catalog, projects=[p for p in catalog.projects if p.dir_name in only])
