@@ -25,8 +25,8 @@ from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, discover, rescan
 
 # watchfiles yields once no event came for STEP_MS (at the latest after DEBOUNCE_MS): a burst of lines
-# is one build. Shorter still when a page is open (serve --watch); why these values: docs/live.md.
-STEP_MS = 10
+# is one build. Shorter debounce when a page is open (serve --watch); why these values: docs/live.md.
+STEP_MS = 2
 DEBOUNCE_MS = 100
 LIVE_STEP_MS = 2
 LIVE_DEBOUNCE_MS = 25

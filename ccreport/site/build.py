@@ -151,7 +151,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
                kept=kept, home=memo.extras if fast else grown.extras(f.memo, catalog.home, store_dir(out, opts)),
                fast=fast)
     names = asset_names()
-    for name, data in asset_files().items():
+    for name, data in asset_files().items() if not fast else ():  # (an append's: the last build wrote them)
         run.writer.write(names[name], data)
     if run.full_all:  # the parts folders of formats 1-3 and the unit records of 9 are no longer read
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
