@@ -113,7 +113,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         run.res.stamps["sessions"] = time.time()
         show_home(run, jobs)
         _prune_vanished(run)
-        write_fork_points(catalog, run.state.sessions, run.writer)
+        # (a fork and its parent are in one project: an append's changes none outside its own)
+        write_fork_points(catalog, _looked_into(run, run.state.sessions, run.follow.only_projects), run.writer)
         _write_indexes(run, jobs)
     finally:
         if run.fresh is not None:  # its spill files and the workers' go, whatever stopped the build
@@ -240,9 +241,14 @@ def _looked_at(run: _Run, key: tuple[str, str]) -> bool:
     return not run.fast or key in run.follow.grown
 
 
-def _looked_into(run: _Run, sessions: dict) -> dict:
-    """``sessions``, or on an append's fast path those of them that grew: no other unit can go."""
-    return {k: sessions[k] for k in run.follow.grown if k in sessions} if run.fast else sessions
+def _looked_into(run: _Run, sessions: dict, projects: set | None = None) -> dict:
+    """``sessions``, or on an append's fast path those of them that grew (no other unit can go), or
+    of the ``projects`` given."""
+    if not run.fast:
+        return sessions
+    if projects is not None:
+        return {k: v for k, v in sessions.items() if k[0] in projects}
+    return {k: sessions[k] for k in run.follow.grown if k in sessions}
 
 
 def _unchanged(run: _Run, s, old: SessionState | None) -> bool:

@@ -151,3 +151,18 @@ def test_a_rewritten_transcript_is_rendered_again(home, tmp_path):
     f.update({(Change.modified, str(main_file(home)))}, None)
     assert "prompt number 900" in page_text(out / SDIR / "page-0001.html")
     assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_appends_to_a_fork_and_its_parent(tmp_path):
+    """A fork's redirect to its fork point rests on its parent's pages: both grow on the fast path."""
+    ref = {"type": "fork-context-ref", "parentSessionId": SID, "parentLastUuid": "u3", "sessionId": OTHER}
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12),
+                                                   f"{OTHER}.jsonl": [ref] + lines_of(4, sid=SID) + lines_of(2, 40, OTHER)}})
+    out, opts = tmp_path / "site", Options(page_size=5)
+    f = started(home, out, opts)
+    fork = home / "projects" / PROJECT / f"{OTHER}.jsonl"
+    assert (out / "p" / PROJECT / OTHER / "fork-point.html").exists()
+    for i, path in enumerate([main_file(home), fork, main_file(home)]):
+        append(path, lines_of(3, start=100 + 10 * i, sid=path.stem))
+        f.update({(Change.modified, str(path))}, None)
+        assert_same_as_cold(home, out, tmp_path, opts)
