@@ -7,11 +7,13 @@ Copies the home (default: the real corpus) to --work, builds the site, starts `c
 it and appends --appends prompt lines one by one (each flushed, then a pause) to the main transcript
 of a mid-sized session (the one nearest --size bytes, or --target "project/session"). Per append:
 
-- page: from just before the write to the mtime of the transcript's last page once the watcher
-  says its update is done (its "N written … in X ms" line): when the page was written;
-- done: to the moment that line is read (the whole update: the page, the overview, indexes, state);
-- cpu: the watcher's user+system CPU over the update (from /proc, 10 ms ticks), which a loaded
-  machine does not inflate the way it inflates wall time.
+- page: from just before the write to the mtime of the transcript's last page (read once the
+  update is told and done): when the page was written;
+- told: to the moment the watcher tells: `watch`'s "N written … in X ms" line (the whole update:
+  the page, the overview, indexes, state), or with --serve the first /__events event after the
+  append (the page pushed as soon as it is written, before the indexes);
+- cpu: the watcher's user+system CPU from one append to the next (from /proc, 10 ms ticks): the
+  whole update, which a loaded machine does not inflate the way it inflates wall time.
 
 Prints p50, p95 and max of each. --repo runs the ccreport of another checkout (e.g. an export of
 main for the "before" figures) with this interpreter. Everything lives in --work (deleted after
@@ -21,6 +23,7 @@ unless --keep).
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import re
@@ -95,16 +98,96 @@ def ccreport(repo: Path | None) -> tuple[list[str], dict]:
     return [sys.executable, "-m", "ccreport"], env
 
 
+class Watcher:
+    """`ccreport watch` (its "N written … in X ms" lines) or `serve --watch` (its /__events stream:
+    the first event after an append is the page's early push) in a process of its own."""
+
+    def __init__(self, cmd: list[str], env: dict, cwd: Path, home: Path, site: Path, serve: bool):
+        args = (["serve", "--watch", "--port", "0", "-q"] if serve else ["watch"]) + [
+            "--home", str(home), "--out", str(site)]
+        self.proc = subprocess.Popen(cmd + args, cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
+        self.done: list[tuple[float, str]] = []
+        self.news = threading.Condition()
+        ready, url = threading.Event(), []
+
+        def drain():
+            for line in self.proc.stderr:
+                m = re.search(r"at (http://\S+/)", line)
+                if m:
+                    url.append(m.group(1))
+                if "watching" in line or m:
+                    ready.set()
+                elif " written, " in line:
+                    self._told(line.strip())
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not ready.wait(900):
+            sys.exit("the watcher did not start")
+        if serve:
+            threading.Thread(target=self._events, args=(url[0],), daemon=True).start()
+        time.sleep(1.0)  # inotify set up after the catch-up run
+
+    def _told(self, what: str) -> None:
+        with self.news:
+            self.done.append((time.time(), what))
+            self.news.notify_all()
+
+    def _events(self, url: str) -> None:
+        host, port = re.match(r"http://([^:/]+):(\d+)/", url).groups()
+        conn = http.client.HTTPConnection(host, int(port), timeout=3600)
+        conn.request("GET", "/__events")
+        resp = conn.getresponse()
+        for raw in resp:
+            if raw.startswith(b"data:"):
+                n = len(json.loads(raw[5:]).get("urls") or [])
+                self._told(f"event: {n} pages")
+
+    def wait(self, seen: int) -> tuple[float, str] | None:
+        with self.news:
+            self.news.wait_for(lambda: len(self.done) > seen, timeout=30)
+        return self.done[seen] if len(self.done) > seen else None
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+
+
+def run(a, path: Path, rel: str, site: Path, w: Watcher) -> dict[str, list[float]]:
+    got: dict[str, list[float]] = {"page": [], "told": [], "cpu": []}
+    c0 = cpu(w.proc.pid)
+    for n in range(1, a.appends + 1):
+        data = prompt_line(path, n)
+        seen = len(w.done)
+        t0 = time.time()
+        with path.open("ab") as f:
+            f.write(data)
+        told = w.wait(seen)
+        if told is None:
+            print(f"append {n}: no update within 30 s", file=sys.stderr)
+            continue
+        time.sleep(a.interval)  # the rest of the update (indexes, state) runs meanwhile
+        page = last_page(site, rel)
+        got["page"].append((page.stat().st_mtime_ns / 1e9 - t0) * 1000 if page else float("nan"))
+        got["told"].append((told[0] - t0) * 1000)
+        c1 = cpu(w.proc.pid)  # the whole update's CPU (and the idle watch's, a few ticks)
+        got["cpu"].append((c1 - c0) * 1000)
+        c0 = c1
+        print(f"append {n:3d}: page {got['page'][-1]:6.1f} ms  told {got['told'][-1]:6.1f} ms  "
+              f"cpu {got['cpu'][-1]:5.0f} ms  ({told[1]})", file=sys.stderr)
+    return got
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--home", type=Path, default=CORPUS)
     p.add_argument("--work", type=Path, default=Path("/tmp/append-bench"))
     p.add_argument("--appends", type=int, default=30)
-    p.add_argument("--interval", type=float, default=0.4, help="pause after each update (s)")
+    p.add_argument("--interval", type=float, default=0.4, help="pause after each update is told (s)")
     p.add_argument("--size", type=float, default=1e6, help="pick the session nearest this many bytes")
     p.add_argument("--target", help="project/session to append to")
     p.add_argument("--repo", type=Path, help="the checkout whose ccreport runs (default: this one)")
     p.add_argument("--jobs", type=int, default=2, help="--jobs of the first build")
+    p.add_argument("--serve", action="store_true", help="serve --watch instead of watch")
     p.add_argument("--keep", action="store_true")
     a = p.parse_args()
     cmd, env = ccreport(a.repo)
@@ -120,57 +203,19 @@ def main() -> None:
     print(f"target {rel} ({path.stat().st_size / 1e6:.2f} MB)", file=sys.stderr)
     subprocess.run(cmd + ["build", "--home", str(home), "--out", str(site), "-q", "--jobs", str(a.jobs)],
                    check=True, cwd=a.work, env=env)
-    watch = subprocess.Popen(cmd + ["watch", "--home", str(home), "--out", str(site)], cwd=a.work, env=env,
-                             stderr=subprocess.PIPE, text=True)
-    done: list[tuple[float, str]] = []
-    ready, news = threading.Event(), threading.Condition()
-
-    def drain():
-        for line in watch.stderr:
-            with news:
-                if "watching" in line:
-                    ready.set()
-                elif " written, " in line:
-                    done.append((time.time(), line.strip()))
-                news.notify_all()
-
-    threading.Thread(target=drain, daemon=True).start()
-    if not ready.wait(600):
-        sys.exit("the watcher did not start")
-    time.sleep(1.0)  # inotify set up after the catch-up run
-    page_ms, done_ms, cpu_ms, build_ms = [], [], [], []
-    for n in range(1, a.appends + 1):
-        data = prompt_line(path, n)
-        seen = len(done)
-        c0 = cpu(watch.pid)
-        t0 = time.time()
-        with path.open("ab") as f:
-            f.write(data)
-        with news:
-            news.wait_for(lambda: len(done) > seen, timeout=30)
-        if len(done) == seen:
-            print(f"append {n}: no update within 30 s", file=sys.stderr)
-            continue
-        time.sleep(0.05)  # (a second update of the same burst, if any, lands in this append's CPU)
-        t_done, said = done[seen]
-        page = last_page(site, rel)
-        page_ms.append((page.stat().st_mtime_ns / 1e9 - t0) * 1000 if page else float("nan"))
-        done_ms.append((t_done - t0) * 1000)
-        cpu_ms.append((cpu(watch.pid) - c0) * 1000)
-        build_ms.append(float(re.search(r"in (\d+) ms", said).group(1)))
-        print(f"append {n:3d}: page {page_ms[-1]:6.1f} ms  done {done_ms[-1]:6.1f} ms  cpu {cpu_ms[-1]:5.0f} ms  "
-              f"({said.split(' ', 2)[2]})", file=sys.stderr)
-        time.sleep(a.interval)
-    watch.terminate()
-    watch.wait(timeout=60)
+    w = Watcher(cmd, env, a.work, home, site, a.serve)
+    try:
+        got = run(a, path, rel, site, w)
+    finally:
+        w.stop()
     files = sum(1 for _ in (home / "projects").rglob("*.jsonl"))
     size = sum(p.stat().st_size for p in (home / "projects").rglob("*.jsonl")) / 1e6
-    print(f"\n{a.home} ({files} transcripts, {size:.0f} MB), {len(page_ms)}/{a.appends} appends to {rel}, "
-          f"load {os.getloadavg()[0]:.1f}")
-    print(f"append → page written (ms):   {stats(page_ms)}")
-    print(f"append → update done (ms):    {stats(done_ms)}")
-    print(f"watcher's own 'in X ms':      {stats(build_ms)}")
-    print(f"watcher CPU per append (ms):  {stats(cpu_ms)}  mean {statistics.mean(cpu_ms):.1f}")
+    print(f"\n{'serve --watch' if a.serve else 'watch'} {a.repo or ROOT}: {a.home} ({files} transcripts, "
+          f"{size:.0f} MB), {len(got['page'])}/{a.appends} appends to {rel}, load {os.getloadavg()[0]:.1f}")
+    print(f"append → page written (ms):   {stats(got['page'])}")
+    told = "the page's event" if a.serve else "update done"
+    print(f"append → {told} (ms):{' ' * (21 - len(told))}{stats(got['told'])}")
+    print(f"watcher CPU per append (ms):  {stats(got['cpu'])}  mean {statistics.mean(got['cpu']):.1f}")
     if not a.keep:
         shutil.rmtree(a.work, ignore_errors=True)
 
