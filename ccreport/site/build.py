@@ -367,6 +367,8 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     anything changed or is missing from the site."""
     out = run.out
     current = {p.dir_name for p in run.catalog.projects}
+    if run.fast:  # (an append's: the other projects' pages were there after the last build)
+        current &= run.follow.only_projects
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
     if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):

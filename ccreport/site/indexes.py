@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
+from markupsafe import Markup
+
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
 from ccreport.model.text import cut_words, plain_text
@@ -84,8 +86,9 @@ def _project_sums(p: Project, title: str, infos: list, reports: dict) -> tuple[d
             a is b for a, b in zip(held[1], infos)):
         return held[2]
     report = merge_reports(reports.values())
-    sums = (report, _project_row(p, title, infos, report),
-            [_recent_row(p, title, i, reports) for i in [i for i in infos if not i.warmup_only][:RECENT]])
+    row = _project_row(p, title, infos, report)
+    row["html"] = Markup(env().get_template("_project_row.html").render(p=row))  # (escaped by the template)
+    sums = (report, row, [_recent_row(p, title, i, reports) for i in [i for i in infos if not i.warmup_only][:RECENT]])
     _SUMS[p.dir_name] = (key, tuple(infos), sums)
     return sums
 
