@@ -212,10 +212,10 @@ def main() -> None:
     size = sum(p.stat().st_size for p in (home / "projects").rglob("*.jsonl")) / 1e6
     print(f"\n{'serve --watch' if a.serve else 'watch'} {a.repo or ROOT}: {a.home} ({files} transcripts, "
           f"{size:.0f} MB), {len(got['page'])}/{a.appends} appends to {rel}, load {os.getloadavg()[0]:.1f}")
-    print(f"append → page written (ms):   {stats(got['page'])}")
+    print(f"append → page written (ms):     {stats(got['page'])}")
     told = "the page's event" if a.serve else "update done"
-    print(f"append → {told} (ms):{' ' * (21 - len(told))}{stats(got['told'])}")
-    print(f"watcher CPU per append (ms):  {stats(got['cpu'])}  mean {statistics.mean(got['cpu']):.1f}")
+    print(f"{'append → ' + told + ' (ms):':<32}{stats(got['told'])}")
+    print(f"watcher CPU per append (ms):    {stats(got['cpu'])}  mean {statistics.mean(got['cpu']):.1f}")
     if not a.keep:
         shutil.rmtree(a.work, ignore_errors=True)
 

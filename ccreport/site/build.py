@@ -111,6 +111,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         finally:
             run.res.errors.extend(unreported(run.res.errors, finish(run.kept)))  # the copy into the store, beside the rendering
         run.res.stamps["sessions"] = time.time()
+        _count_rest(run)
         show_home(run, jobs)
         _prune_vanished(run)
         # (a fork and its parent are in one project: an append's changes none outside its own)
@@ -141,8 +142,10 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     st = f.state if f.state is not None else State.load(out)
     memo = f.memo if f.memo is not None else grown.Memo()
     fp = memo.fingerprint = memo.fingerprint or fingerprint()  # (the running code's: kept by a follower)
+    # (a session whose last update failed is retried by the whole way, as is every session the
+    # last build did not leave in the state)
     fast = (f.grown is not None and f.memo is not None and f.memo.catalog is not None and st.compatible(opts, fp)
-            and f.memo.same_extras(catalog.home))
+            and not st.redo and all(k in st.sessions for k in f.memo.keys) and f.memo.same_extras(catalog.home))
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
     # On an append's fast path, only the grown sessions are copied, into the last build's catalog.
     kept = (grown.keep_grown(memo, store_dir(out, opts), f.grown) if fast
@@ -194,7 +197,7 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     warm = (f.warm or {}) if f.render_cache is not None else {}  # warming fills the cache: nothing to fill
     old_titles, old_gone = st.head.get("titles", {}), st.head.get("gone", {})
     jobs = []
-    for s in run.catalog.sessions():
+    for s in _planned(run):
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
         known = key in st.sessions
         run.res.archived += s.gone is not None
@@ -230,6 +233,28 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)
     return jobs
+
+
+def _planned(run: _Run):
+    """The sessions to plan: all, or on an append's fast path those of its projects (the others
+    are counted after its page is out: _count_rest)."""
+    if not run.fast:
+        return run.catalog.sessions()
+    return (s for p in run.catalog.projects if p.dir_name in run.follow.only_projects for s in p.sessions.values())
+
+
+def _count_rest(run: _Run) -> None:
+    """An append's fast path: the sessions of the other projects, counted from their saved rows
+    (nothing of them moved: the fast path needs the last build to have left every one in the state)."""
+    if not run.fast:
+        return
+    sessions = run.state.sessions
+    for p in run.catalog.projects:
+        if p.dir_name in run.follow.only_projects:
+            continue
+        for sid, s in p.sessions.items():
+            run.res.archived += s.gone is not None
+            _count(run, p.dir_name, sessions[(p.dir_name, sid)])
 
 
 def _looked_at(run: _Run, key: tuple[str, str]) -> bool:

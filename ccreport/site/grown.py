@@ -35,11 +35,13 @@ class Memo:
     extras: HomeExtras | None = None
     extras_stamp: list | None = None  # the home files' stats when ``extras`` was read
     store: Store | None = None  # the source store, kept open between appends
+    keys: list = field(default_factory=list)  # (project, session) of every session of ``catalog``
 
     def remember(self, home_catalog: Catalog | None, kept: Kept) -> None:
         """After a whole incremental build: its merged catalog, and where each transcript is. The
         store it wrote through another handle is opened again by the next append."""
         self.catalog, self.frozen, self.paths, self.store = kept.catalog, kept.frozen, {}, None
+        self.keys = [(s.project.dir_name, s.id) for s in kept.catalog.sessions()]
         for cat in (home_catalog, kept.catalog):
             for s in cat.sessions() if cat is not None else ():
                 for t in s.transcripts:
