@@ -44,8 +44,8 @@ class Memo:
         self.keys = [(s.project.dir_name, s.id) for s in kept.catalog.sessions()]
         for cat in (home_catalog, kept.catalog):
             for s in cat.sessions() if cat is not None else ():
-                for t in s.transcripts:
-                    if t.store is None:
+                for t in s.transcripts:  # (not those read from the store, nor of sessions kept as saved)
+                    if t.store is None and (s.project.dir_name, s.id) not in kept.frozen:
                         self.paths.setdefault(str(t.path), []).append(((s.project.dir_name, s.id), t))
 
     def same_extras(self, home: Path) -> bool:
