@@ -166,3 +166,19 @@ def test_appends_to_a_fork_and_its_parent(tmp_path):
         append(path, lines_of(3, start=100 + 10 * i, sid=path.stem))
         f.update({(Change.modified, str(path))}, None)
         assert_same_as_cold(home, out, tmp_path, opts)
+
+
+def test_a_todo_list_rewritten_in_place_is_read_again(home, tmp_path):
+    """A todo file written over in place leaves its folder's stat alone: its own stat is looked at."""
+    out, opts = tmp_path / "site", Options(page_size=5)
+    todo = home / "todos" / f"{OTHER}-agent-{OTHER}.json"
+    todo.parent.mkdir()
+    todo.write_text(json.dumps([{"content": "first item", "status": "pending", "activeForm": "doing it"}]))
+    f = started(home, out, opts)
+    with open(todo, "r+") as fh:  # (the same inode)
+        fh.write(json.dumps([{"content": "second item", "status": "completed", "activeForm": "done it"}]))
+        fh.truncate()
+    append(main_file(home), [user("w1", "an appended prompt", ts="2025-06-01T11:00:00.000Z")])
+    f.update({(Change.modified, str(main_file(home)))}, None)
+    assert "second item" in page_text(out / "p" / PROJECT / OTHER / "index.html")
+    assert_same_as_cold(home, out, tmp_path, opts)
