@@ -19,13 +19,14 @@ from ccreport.live.events import Live
 from ccreport.live.rendercache import RenderCache
 from ccreport.layout import parse_page, site_name, transcript_dir
 from ccreport.site.build import BuildResult, Follow, Interrupted, Options, build
+from ccreport.site.grown import Memo
 from ccreport.site.plan import team_names
 from ccreport.site.state import State
 from ccreport.source.home import Catalog, HomeError, discover, rescan
 
 # watchfiles yields once no event came for STEP_MS (at the latest after DEBOUNCE_MS): a burst of lines
-# is one build. Shorter still when a page is open (serve --watch); why these values: docs/live.md.
-STEP_MS = 10
+# is one build. Shorter debounce when a page is open (serve --watch); why these values: docs/live.md.
+STEP_MS = 2
 DEBOUNCE_MS = 100
 LIVE_STEP_MS = 2
 LIVE_DEBOUNCE_MS = 25
@@ -44,9 +45,11 @@ class Follower:
         self.home, self.out, self.opts, self.live, self.log = home, out, opts, live, log
         self.stop = threading.Event()
         self.ready = threading.Event()  # set once the watcher is in place: changes after that are never missed
-        self.cache = RenderCache(on_page=self._page_written) if live is not None else None
+        # (watch keeps one too: an append re-renders its last page from the first line, most of it unchanged)
+        self.cache = RenderCache(on_page=self._page_written if live is not None else None)
         self.state: State | None = None
         self.catalog: Catalog | None = None
+        self.memo = Memo()  # what the last build learnt: an append to a known transcript needs no more (site.grown)
         self._given: set[str] = set()  # paths of the update in hand already pushed
         self._started = 0.0
 
@@ -69,21 +72,28 @@ class Follower:
     # --- the loop --------------------------------------------------------------------------------
     def run(self) -> None:
         """Catch up, then update on every change. Raises HomeError when the home cannot be used at the start."""
-        self.state = State.load(self.out)
-        self.catalog = discover(self.home)
-        try:
-            first = build(self.home, self.out, self.opts,
-                          follow=Follow(state=self.state, catalog=self.catalog, stop=self.stop))
-        except Interrupted:
-            return  # stopped during the catch-up run: what was written is complete, the rest is redone next time
-        self._report(first)
+        if not self.catch_up():
+            return
         while not self.stop.is_set():
             roots = _roots(self.home)
             self._watch(roots)
             if not self.stop.is_set():
                 # A team or tasks folder came since the watch began: watch it too, and look once
                 # at the teams' files, whose first changes came before it was watched.
-                self._update(set(), None, _team_projects(self.state, None))
+                self.update(set(), None, _team_projects(self.state, None))
+
+    def catch_up(self) -> bool:
+        """The first build, from the saved state. False: stopped during it (what was written is
+        complete, the rest is redone next time)."""
+        self.state = State.load(self.out)
+        self.catalog = discover(self.home)
+        try:
+            first = build(self.home, self.out, self.opts,
+                          follow=Follow(state=self.state, catalog=self.catalog, stop=self.stop, memo=self.memo))
+        except Interrupted:
+            return False
+        self._report(first)
+        return True
 
     def _watch(self, roots: list[Path]) -> None:
         """Update on every change under ``roots`` until stopped or until the home has a root folder
@@ -97,35 +107,42 @@ class Follower:
             if self.stop.is_set():
                 return
             if changes:
-                self._update(changes, None)
+                self.update(changes, None)
                 if _roots(self.home) != roots:
                     return
             elif self.live is not None:  # idle: warm the cache for the pages opened since
                 warm = _to_warm(self.live.take_views(), self.catalog, self.cache, self.state)
                 if warm:
-                    self._update(changes, warm)
+                    self.update(changes, warm)
 
-    def _update(self, changes, warm: dict | None, names: set | None = None) -> None:
+    def update(self, changes, warm: dict | None, names: set | None = None) -> None:
         """Rebuild what ``changes`` touch (or warm ``warm``; or, with neither, the projects ``names``)."""
         self._given = set()
         self._started = time.time()
+        grown = None
         try:
             if warm:
                 names = {pdir for pdir, _ in warm}
             elif changes:
-                names = _projects_of(changes, self.home, self.state)
-                self.catalog = discover(self.home) if names is None else rescan(self.catalog, names)
+                # Only known transcripts that grew: the fast path, no rescan (site.grown).
+                grown = self.memo.grown({path for change, path in changes if change == watchfiles.Change.modified}
+                                        if all(c == watchfiles.Change.modified for c, _ in changes) else ())
+                names = _projects_of(changes, self.home, self.state) if grown is None else {p for p, _ in grown}
+                if grown is None:
+                    self.catalog = discover(self.home) if names is None else rescan(self.catalog, names)
             if names is not None and not names:
                 return  # only files no page shows (a team no session names) changed
             # Updates touch a session or two: worker processes would cost more than they save.
             res = build(self.home, self.out, replace(self.opts, jobs=1), follow=Follow(
                 state=self.state, catalog=self.catalog, only_projects=names, render_cache=self.cache, warm=warm,
-                on_session=self._session_done if self.live is not None else None))
+                on_session=self._session_done if self.live is not None else None, memo=self.memo, grown=grown))
         except HomeError as exc:
             self.failed(str(exc))
+            self.memo = Memo()
         except OSError as exc:
             self.failed(f"cannot update the site in {self.out}: {exc.strerror or exc}")
             self.state = State.load(self.out)  # what is on disk is the truth again
+            self.memo = Memo()
         else:
             self._report(res)
 

@@ -14,11 +14,10 @@ from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, sess
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
-from ccreport.site import leaftitles, searchdelta, searchindex
+from ccreport.site import grown, searchdelta, searchindex
 from ccreport.site.search import unit_key
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
-from ccreport.site.extras import load as load_extras
 from ccreport.site.homepages import show_home
 from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy, store_dir
 from ccreport.site.options import BuildResult, Options
@@ -47,6 +46,10 @@ class Follow:
     # (project dir, session id) → transcript ids whose last page is rendered again into the cache
     # (what is written is identical, so nothing is)
     warm: dict | None = None
+    memo: object = None  # site.grown.Memo: what the last build learnt, for the next append's fast path
+    # (project dir, session id) of the sessions whose known transcripts only grew (Memo.grown): the
+    # fast path (site.grown), where nothing else is looked at; None: the whole incremental way
+    grown: set | None = None
 
 
 class Interrupted(Exception):
@@ -80,6 +83,7 @@ class _Run:
     prompts_only: set = field(default_factory=set)  # (project dir, session id) known from history.jsonl only
     summary_titles: dict = field(default_factory=dict)  # (project dir, session id) → its summary line's text
     leaves: dict = field(default_factory=dict)  # what each file's summary lines and leaves were (site.leaftitles)
+    fast: bool = False  # an append's fast path (Follow.grown, site.grown)
 
     def take_search(self, parts: list) -> None:
         """A session's search deltas: into a full build's Fresh, else kept for site.searchdelta."""
@@ -96,6 +100,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     t0, started = time.perf_counter(), time.time()
     catalog = f.catalog if f.catalog is not None else discover(home)
     run = _start(out, opts, f, catalog, started)
+    if f.memo is not None and not run.fast:
+        f.memo.remember(catalog, run.kept)  # (before the copy into the store runs: Kept.catalog is set)
     jobs = _plan_sessions(run)
     for j in jobs:
         j.home = for_session(run.home, j.session.id)
@@ -105,9 +111,11 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         finally:
             run.res.errors.extend(unreported(run.res.errors, finish(run.kept)))  # the copy into the store, beside the rendering
         run.res.stamps["sessions"] = time.time()
+        _count_rest(run)
         show_home(run, jobs)
         _prune_vanished(run)
-        write_fork_points(catalog, run.state.sessions, run.writer)
+        # (a fork and its parent are in one project: an append's changes none outside its own)
+        write_fork_points(catalog, _looked_into(run, run.state.sessions, run.follow.only_projects), run.writer)
         _write_indexes(run, jobs)
     finally:
         if run.fresh is not None:  # its spill files and the workers' go, whatever stopped the build
@@ -132,22 +140,31 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = f.state if f.state is not None else State.load(out)
-    fp = fingerprint()
+    memo = f.memo if f.memo is not None else grown.Memo()
+    fp = memo.fingerprint = memo.fingerprint or fingerprint()  # (the running code's: kept by a follower)
+    # (a session whose last update failed is retried by the whole way, as is every session the
+    # last build did not leave in the state)
+    fast = (f.grown is not None and f.memo is not None and f.memo.catalog is not None and st.compatible(opts, fp)
+            and not st.redo and all(k in st.sessions for k in f.memo.keys) and f.memo.same_extras(catalog.home))
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
-    kept = keep_sources(catalog, out, opts, st, f.only_projects)
+    # On an append's fast path, only the grown sessions are copied, into the last build's catalog.
+    kept = (grown.keep_grown(memo, store_dir(out, opts), f.grown) if fast
+            else keep_sources(catalog, out, opts, st, f.only_projects))
     res.cleanup = kept.cleanup
     run = _Run(out, opts, f, kept.catalog, st, fp, not st.compatible(opts, fp), Writer(out), res, frozen=kept.frozen,
-               kept=kept, home=load_extras(catalog.home, store_dir(out, opts)))
+               kept=kept, home=memo.extras if fast else grown.extras(f.memo, catalog.home, store_dir(out, opts)),
+               fast=fast)
     names = asset_names()
-    for name, data in asset_files().items():
+    for name, data in asset_files().items() if not fast else ():  # (an append's: the last build wrote them)
         run.writer.write(names[name], data)
     if run.full_all:  # the parts folders of formats 1-3 and the unit records of 9 are no longer read
         for rel in (".ccreport/search", ".ccreport/usage", ".ccreport/parts", ".ccreport/units"):
             shutil.rmtree(out / rel, ignore_errors=True)
     _titles(run)
-    run.summary_titles, run.leaves = leaftitles.resolve(run.catalog, {} if run.full_all else st.head.get("leaves", {}))
-    run.old_units = set() if run.full_all else set(searchindex.unit_keys(st.sessions)) | {
-        unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])}
+    run.summary_titles, run.leaves = grown.summary_titles(f.memo, run.catalog, {} if run.full_all else st.head.get(
+        "leaves", {}), f.only_projects if fast else None)
+    run.old_units = set() if run.full_all else set(searchindex.unit_keys(_looked_into(run, st.sessions))) | ({
+        unit_key(p, sid, "main") for p, sid in st.head.get("prompts_only", [])} if not fast else set())
     run.fresh = searchindex.Fresh(out / STATE_DIR) if run.full_all else None
     sweep.begin(out, run.full_all)  # (what a killed build left; before any page of this one is written)
     return run
@@ -180,7 +197,7 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     warm = (f.warm or {}) if f.render_cache is not None else {}  # warming fills the cache: nothing to fill
     old_titles, old_gone = st.head.get("titles", {}), st.head.get("gone", {})
     jobs = []
-    for s in run.catalog.sessions():
+    for s in _planned(run):
         pdir, key = s.project.dir_name, (s.project.dir_name, s.id)
         known = key in st.sessions
         run.res.archived += s.gone is not None
@@ -196,7 +213,7 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
         full = (run.full_all or old_titles.get(pdir) != run.titles[pdir] or key in st.redo
                 or (known and st.sessions[key].info.summary_title != summary))
         quiet = not (key in warm and known) and not full and not flipped  # may be left as it is
-        if quiet and known and f.only_projects is not None and pdir not in f.only_projects:
+        if quiet and known and not _looked_at(run, key):
             # Outside the changed projects a known session's files are not looked at, only its
             # home-file section (a prompt typed, a todo): its state is decoded when it has one.
             old = None if _home_empty(run, s.id, st.sessions[key]) else st.session(key)
@@ -216,6 +233,47 @@ def _plan_sessions(run: _Run) -> list[SessionJob]:
     # Biggest first, so the pool does not end waiting on one giant session started last.
     jobs.sort(key=lambda j: -j.session.size)
     return jobs
+
+
+def _planned(run: _Run):
+    """The sessions to plan: all, or on an append's fast path those of its projects (the others
+    are counted after its page is out: _count_rest)."""
+    if not run.fast:
+        return run.catalog.sessions()
+    return (s for p in run.catalog.projects if p.dir_name in run.follow.only_projects for s in p.sessions.values())
+
+
+def _count_rest(run: _Run) -> None:
+    """An append's fast path: the sessions of the other projects, counted from their saved rows
+    (nothing of them moved: the fast path needs the last build to have left every one in the state)."""
+    if not run.fast:
+        return
+    sessions = run.state.sessions
+    for p in run.catalog.projects:
+        if p.dir_name in run.follow.only_projects:
+            continue
+        for sid, s in p.sessions.items():
+            run.res.archived += s.gone is not None
+            _count(run, p.dir_name, sessions[(p.dir_name, sid)])
+
+
+def _looked_at(run: _Run, key: tuple[str, str]) -> bool:
+    """Whether the session's files may have changed: in a changed project (and, on an append's
+    fast path, one of the grown sessions)."""
+    only = run.follow.only_projects
+    if only is not None and key[0] not in only:
+        return False
+    return not run.fast or key in run.follow.grown
+
+
+def _looked_into(run: _Run, sessions: dict, projects: set | None = None) -> dict:
+    """``sessions``, or on an append's fast path those of them that grew (no other unit can go), or
+    of the ``projects`` given."""
+    if not run.fast:
+        return sessions
+    if projects is not None:
+        return {k: v for k, v in sessions.items() if k[0] in projects}
+    return {k: sessions[k] for k in run.follow.grown if k in sessions}
 
 
 def _unchanged(run: _Run, s, old: SessionState | None) -> bool:
@@ -334,6 +392,8 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     anything changed or is missing from the site."""
     out = run.out
     current = {p.dir_name for p in run.catalog.projects}
+    if run.fast:  # (an append's: the other projects' pages were there after the last build)
+        current &= run.follow.only_projects
     missing = {p for p in current if not (out / project_dir(p) / INDEX).exists()}
     if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):
@@ -350,7 +410,7 @@ def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
     """The search index's shared files: a full build's shards, or the pending delta; the unit
     metadata of the sessions that changed."""
     out, full = run.out, run.full_all
-    gone = run.old_units - set(searchindex.unit_keys(run.indexed))
+    gone = run.old_units - set(searchindex.unit_keys(_looked_into(run, run.indexed)))
     if run.fresh is not None:
         searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
         searchindex.prune_docs(out, run.res.deleted)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
+from markupsafe import Markup
+
 from ccreport import __version__
 from ccreport.layout import INDEX, depth_root, project_dir, project_url, segment
 from ccreport.model.text import cut_words, plain_text
@@ -70,6 +72,27 @@ def _recent_row(p: Project, title: str, i, reports: dict) -> dict:
             "gone": _gone(p, i.id)}
 
 
+# Per process: each project's summed usage and its home-page rows, kept while its session rows are
+# the very objects they were made from (a follower's state keeps an unchanged session's row): an
+# append sums its own project again, not every project of the archive (docs/live.md).
+_SUMS: dict[str, tuple] = {}
+
+
+def _project_sums(p: Project, title: str, infos: list, reports: dict) -> tuple[dict, dict, list]:
+    """The project's usage report, its home-page row and its most recent sessions' rows."""
+    key = (title, tuple(reports), tuple(_gone(p, i.id) for i in infos))
+    held = _SUMS.get(p.dir_name)
+    if held is not None and held[0] == key and len(held[1]) == len(infos) and all(
+            a is b for a, b in zip(held[1], infos)):
+        return held[2]
+    report = merge_reports(reports.values())
+    row = _project_row(p, title, infos, report)
+    row["html"] = Markup(env().get_template("_project_row.html").render(p=row))  # (escaped by the template)
+    sums = (report, row, [_recent_row(p, title, i, reports) for i in [i for i in infos if not i.warmup_only][:RECENT]])
+    _SUMS[p.dir_name] = (key, tuple(infos), sums)
+    return sums
+
+
 def _most_recent(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (r["last_ts"], r["id"]), reverse=True)[:RECENT]
 
@@ -86,8 +109,9 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
         by_id = {i.id: i for i in infos}
         reports = {sid: by_id[sid].usage_report for sid in sorted(p.sessions)
                    if sid in by_id and by_id[sid].usage_report}
-        project_reports.append(merge_reports(reports.values()))
         title = titles.get(p.dir_name, p.dir_name)
+        report, row, recent_rows = _project_sums(p, title, infos, reports)
+        project_reports.append(report)
         if only is None or p.dir_name in only:
             rel = project_dir(p.dir_name)
             html = env().get_template("project.html").render(
@@ -96,8 +120,8 @@ def write_indexes(catalog: Catalog, infos_by_project: dict, writer: Writer, titl
                 warmup_only=[{"url": f"{segment(i.id)}/{INDEX}", "id": i.id} for i in infos if i.warmup_only],
                 usage=usage_view(project_reports[-1], f"{title}: activity per day"))
             writer.write(f"{rel}/{INDEX}", html)
-        rows.append(_project_row(p, title, infos, project_reports[-1]))
-        recent.extend(_recent_row(p, title, i, reports) for i in [i for i in infos if not i.warmup_only][:RECENT])
+        rows.append(row)
+        recent.extend(recent_rows)
     totals = {"projects": len(rows), "sessions": sum(r["sessions"] for r in rows),
               "messages": sum(i.messages for p in catalog.projects for i in infos_by_project.get(p.dir_name, []))}
     rows.sort(key=lambda r: r["last_ts"], reverse=True)

@@ -44,10 +44,10 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
     kept = Kept(catalog)
     if root is not None:
         store = Store(root)
-        _guarded(kept, store, lambda: upgrade(store))  # (a store written before the database)
-        _guarded(kept, store, lambda: _explicit(store, catalog, opts, kept))
+        guarded(kept, store, lambda: upgrade(store))  # (a store written before the database)
+        guarded(kept, store, lambda: _explicit(store, catalog, opts, kept))
         kept.catalog = merge(catalog, store)
-        kept.copying = threading.Thread(target=_guarded, args=(kept, store, lambda: sync(catalog, store, only)),
+        kept.copying = threading.Thread(target=guarded, args=(kept, store, lambda: sync(catalog, store, only)),
                                         name="ccreport-store", daemon=True)
     if not opts.prune_missing:
         _add_saved(kept, state, opts.forget)
@@ -67,7 +67,7 @@ def _explicit(store: Store, catalog: Catalog, opts: Options, kept: Kept) -> None
     store.save()
 
 
-def _guarded(kept: Kept, store: Store, work) -> None:
+def guarded(kept: Kept, store: Store, work) -> None:
     try:
         work()
     except StoreFull as exc:

@@ -65,6 +65,7 @@ def _fnv_shard(key: str) -> int:
     return h % SHARDS
 
 
+@lru_cache(maxsize=1 << 16)  # (every build asks it of every transcript: the units' metadata, the units gone)
 def unit_key(project: str, session_id: str, transcript_id: str) -> str:
     """A transcript's key, the same in every build of any home: 8 hex digits of its session (the
     page groups hits by them) and 6 of the transcript."""

@@ -13,6 +13,7 @@ transcript read again from line 1): the merge then looks at every shard.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +101,27 @@ def splice(enc: str, cut: int, new: str) -> str:
     return out
 
 
+# Per process: the delta this process last wrote, with the file's stat then (a follower's next append
+# takes it instead of reading and decoding the file again; a file written since is read).
+_HELD: dict[Path, tuple] = {}
+
+
+def _stat(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _pending(out: Path) -> Pending:
+    path = out / SEARCH_DELTA
+    held = _HELD.pop(path, None)  # (taken: an update that fails after changing it leaves nothing held)
+    if held is not None and held[0] == _stat(path):
+        return held[1]
+    return Pending.read(out)
+
+
 def update(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, deleted: list) -> None:
     """An incremental build's changes to the term index: into the delta, merged into the shards
     when it passes DELTA_MAX or when units are taken out (``purge``: gone sessions, rare). Units
@@ -108,7 +130,7 @@ def update(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, delet
     deltas = [d for d in deltas if not d.same]
     if not deltas and not purge:
         return
-    pending = Pending.read(out)
+    pending = _pending(out)
     for d in deltas:
         pending.add(d)
     script = pending.script()
@@ -120,6 +142,9 @@ def update(out: Path, writer: Writer, deltas: list[UnitDelta], purge: set, delet
         merge(IndexOut(out, writer, deleted), pending, purge)
         script = EMPTY_DELTA
     writer.write(SEARCH_DELTA, script)
+    if script is not EMPTY_DELTA:
+        _HELD.clear()
+        _HELD[out / SEARCH_DELTA] = (_stat(out / SEARCH_DELTA), pending)
 
 
 def _own(deltas: list[UnitDelta]) -> int:

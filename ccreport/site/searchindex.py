@@ -224,11 +224,12 @@ def write_meta(writer: Writer, sessions: dict, catalog_projects: list, titles: d
     manifest (the projects: changes only when they do)."""
     groups: dict[str, dict] = {}
     for (p, sid), st in sessions.items():
-        url = session_url(p, sid) + "/"
+        url = None  # (made for a session with a unit to write only: an append writes one file of 16)
         for tid, t in st.transcripts.items():
             key = unit_key(p, sid, tid)
             if only is not None and units_file(key) not in only:
                 continue
+            url = url or session_url(p, sid) + "/"
             label = "" if tid == "main" else (t.summary.description or t.summary.agent_type or t.summary.label or tid)
             groups.setdefault(units_file(key), {})[key] = [url, st.info.title or sid, p, sid, label,
                                                    st.info.first_ts or "", st.info.last_ts or "", _models(st.info)]
