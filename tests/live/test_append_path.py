@@ -97,7 +97,7 @@ def test_the_store_keeps_the_appended_bytes(home, tmp_path):
         append(main_file(home), [user(f"w{i}", f"prompt {i}", ts=f"2025-06-01T11:00:0{i}.000Z")])
         f.update({(Change.modified, str(main_file(home)))}, None)
     rel = f"projects/{PROJECT}/{SID}.jsonl"
-    assert Store(out / ".ccreport" / "store").read_bytes(rel) == main_file(home).read_bytes()
+    assert Store(out / ".ccreport").read_bytes(rel) == main_file(home).read_bytes()
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
