@@ -132,6 +132,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = f.state if f.state is not None else State.load(out)
+    res.errors.extend(st.problems)
     fp = fingerprint()
     # The home's files go into the source store; what the home lost comes back from it (site.keep).
     kept = keep_sources(catalog, out, opts, st, f.only_projects)

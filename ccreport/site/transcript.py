@@ -103,7 +103,7 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
     state.turns_mark = resume.turns_mark
-    state.turns_file = resume.turns_file  # (the turns before state.turns: site.turnfile)
+    state.closed_turns = resume.closed_turns  # (the turns before state.turns: site.closedturns)
     state.changed = list(resume.changed)  # (the last page's changes are found again: kept once)
     state.typed = [x for x in resume.typed if x[0] < line]
     return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
@@ -131,7 +131,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         set_summary_title(builder.carry, run.summary_title)
     pages = _Pages(run, t, parent, state, set(state.agent_keys), renders,
                    transcript_dir(s.project.dir_name, s.id, t.id), builder,
-                   Turns.resume(state.turns, state.turns_mark, (state.turns_file or {}).get("count", 0))
+                   Turns.resume(state.turns, state.turns_mark, (state.closed_turns or {}).get("count", 0))
                    if resume is not None else Turns())
     try:
         with open_transcript(t) as fh:

@@ -205,7 +205,8 @@ def test_a_full_build_spilled_to_disk_writes_the_same_shards(corpus_home, tmp_pa
     for sub in ("t", "b"):
         want = {p.name: p.read_bytes() for p in (tmp_path / "held/search" / sub).glob("*.js")}
         assert len(want) > 20 and {p.name: p.read_bytes() for p in (tmp_path / "spilled/search" / sub).glob("*.js")} == want
-    assert {p.name for p in (tmp_path / "spilled/.ccreport").iterdir() if p.is_file()} == {"state.json", "sessions.json"}
+    left = {p.name for p in (tmp_path / "spilled/.ccreport").iterdir() if p.is_file()}
+    assert {name for name in left if not name.startswith("ccreport.sqlite")} == set()  # the state's database only
 
 
 def test_sessions_whose_keys_share_their_first_digits_merge_in_unit_order():
