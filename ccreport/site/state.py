@@ -52,7 +52,7 @@ HEAD_BYTES = 64 * 1024
 # so that a feature's change bumps its version, not FORMAT (a slice of another version renders its
 # transcript from line 1). "usage" is the transcript's ledger (SessionState.ledgers).
 SLICES: dict[str, tuple[tuple[str, ...], int]] = {
-    "search": (("search",), 1), "turns": (("turns", "turns_mark", "closed_turns", "changed"), 1),
+    "search": (("search",), 1), "turns": (("turns", "turns_mark", "closed_turns"), 1), "changes": (("changed",), 1),
     "teams": (("team",), 1), "typed": (("typed",), 1), "workflows": (("run_refs",), 1),
     "replies": (("replies",), 1), "usage": ((), 1)}
 
