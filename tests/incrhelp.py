@@ -110,3 +110,17 @@ def change_head(out: Path, **fields) -> None:
         db.execute("UPDATE state_head SET raw = ?", (json.dumps(dict(head, **fields)).encode(),))
     finally:
         db.close()
+
+
+def state_saved(out: Path) -> bool:
+    """Whether a build saved its state in the site's database (its head is there)."""
+    path = out / ".ccreport" / "ccreport.sqlite"
+    if not path.exists():
+        return False
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT 1 FROM state_head").fetchone() is not None
+    except sqlite3.OperationalError:  # no such table yet
+        return False
+    finally:
+        db.close()

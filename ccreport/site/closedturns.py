@@ -7,7 +7,7 @@ a row is added every PART prompts (the outline's part pages, site.outlineparts, 
 The state names the turns it vouches for (``TranscriptState.closed_turns``: ``{"count", "first":
 [page, line] of turn 1}``); a row past them (a block added by a build that then failed or was killed
 before its state was saved) is written over by the next block, and a missing row makes the
-transcript render whole (site.plan).
+transcript render whole (site.plan). ``st`` below: a site.state.TranscriptState.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from typing import Iterator
 import orjson
 
 from ccreport.site import statedb
-from ccreport.site.state import TranscriptState
 from ccreport.source import database
 
 PART = 250  # turns per block: per closed part of the outline
 _WHERE = "project = ? AND session = ? AND transcript = ?"
 
 
-def spill(out: Path, project: str, session_id: str, transcript_id: str, st: TranscriptState) -> list[list]:
+def spill(out: Path, project: str, session_id: str, transcript_id: str, st) -> list[list]:
     """Move the full blocks of closed turns out of ``st.turns`` into rows; returns them, oldest
     first (the outline parts that just closed). Without ``st.closed_turns`` (a read from line 1, or
     nothing moved yet) the transcript's rows are written anew."""
@@ -50,7 +49,7 @@ def spill(out: Path, project: str, session_id: str, transcript_id: str, st: Tran
     return blocks
 
 
-def blocks(out: Path, project: str, session_id: str, transcript_id: str, st: TranscriptState,
+def blocks(out: Path, project: str, session_id: str, transcript_id: str, st,
            wanted: set[int]) -> Iterator[tuple[int, list]]:
     """The ``wanted`` blocks of closed turns the state vouches for, as (block number from 1, its
     turns), oldest first, each read when the one before it is done with: the turns of a session of
@@ -69,7 +68,7 @@ def blocks(out: Path, project: str, session_id: str, transcript_id: str, st: Tra
         yield no, orjson.loads(row[0])
 
 
-def intact(out: Path, project: str, session_id: str, transcript_id: str, st: TranscriptState) -> bool:
+def intact(out: Path, project: str, session_id: str, transcript_id: str, st) -> bool:
     """Whether the rows hold every block the state vouches for (True without any)."""
     if not st.closed_turns:
         return True
@@ -79,7 +78,7 @@ def intact(out: Path, project: str, session_id: str, transcript_id: str, st: Tra
     return got == n
 
 
-def first(st: TranscriptState) -> list:
+def first(st) -> list:
     """The first turn (as much of it as says where it is: page and line), or none."""
     if st.closed_turns:
         page, line = st.closed_turns["first"]

@@ -327,8 +327,10 @@ class State:
         from ccreport.site import stateimport, statedb
         st = cls(out)
         conn = statedb.connect(out)
-        st.problems.extend(stateimport.run(out, conn))
-        raw, sessions = statedb.read(conn, {name: version for name, (_, version) in SLICES.items()})
+        versions = {name: version for name, (_, version) in SLICES.items()}
+        st.problems.extend(stateimport.run(out, conn, FORMAT, versions,
+                                           lambda data: encode_parts(SessionState.from_json(data))))
+        raw, sessions = statedb.read(conn, versions)
         try:
             head = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:

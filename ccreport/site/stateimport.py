@@ -22,15 +22,16 @@ import orjson
 from ccreport.layout import STATE_DIR, site_name
 from ccreport.site import statedb
 from ccreport.site.closedturns import PART
-from ccreport.site.state import FORMAT, SLICES, SessionState, encode_parts
 from ccreport.source import database
 
 OLD_FORMAT = 12
 HEAD, PACK, SESSIONS, TURNS = "state.json", "sessions.json", "sessions", "turns"
 
 
-def run(out: Path, conn: sqlite3.Connection) -> list[str]:
-    """Import the old state files of ``out`` if there are any; the problems met (none: done)."""
+def run(out: Path, conn: sqlite3.Connection, fmt: int, versions: dict, encode) -> list[str]:
+    """Import the old state files of ``out`` if there are any; the problems met (none: done).
+    ``fmt``: site.state.FORMAT; ``versions``: feature → its slice's version; ``encode``: a session's
+    state as plain data → its parts (site.state.encode_parts)."""
     folder = out / STATE_DIR
     old = [folder / name for name in (HEAD, PACK, SESSIONS, TURNS) if (folder / name).exists()]
     if not old:
@@ -41,7 +42,7 @@ def run(out: Path, conn: sqlite3.Connection) -> list[str]:
         head = None  # unreadable: rebuilt, as before
     try:
         if isinstance(head, dict) and head.get("format") == OLD_FORMAT:
-            _import(folder, conn, head)
+            _import(folder, conn, dict(head, format=fmt), versions, encode)
     except (OSError, sqlite3.Error) as exc:
         return [f"cannot import the state of an earlier ccreport from {folder} (its files are kept, "
                 f"and everything is rendered again): {exc}"]
@@ -54,7 +55,7 @@ def run(out: Path, conn: sqlite3.Connection) -> list[str]:
     return []
 
 
-def _import(folder: Path, conn: sqlite3.Connection, head: dict) -> None:
+def _import(folder: Path, conn: sqlite3.Connection, head: dict, versions: dict, encode) -> None:
     sessions: dict[tuple[str, str], dict] = {}
     for data in _read(folder / PACK) or []:
         _take(sessions, data)
@@ -64,14 +65,13 @@ def _import(folder: Path, conn: sqlite3.Connection, head: dict) -> None:
     statedb.clear(conn, path)
     parts, turns = [], []
     for (project, sid), data in sessions.items():
-        got = _session(folder, project, sid, data)
+        got = _session(folder, project, sid, data, encode)
         if got is not None:
-            versions = {name: version for name, (_, version) in SLICES.items()}
-            parts += [(project, sid, tid, f, versions[f] if f else 0, raw) for (tid, f), raw in encode_parts(got[0]).items()]
+            parts += [(project, sid, tid, f, versions[f] if f else 0, raw) for (tid, f), raw in got[0].items()]
             turns += got[1]
     with database.transaction(conn, path):  # the rows the state vouches for first
         conn.executemany("INSERT INTO turns VALUES (?, ?, ?, ?, ?)", turns)
-    head_raw = orjson.dumps(dict(head, format=FORMAT), option=orjson.OPT_SORT_KEYS)
+    head_raw = orjson.dumps(head, option=orjson.OPT_SORT_KEYS)
     statedb.write(conn, path, head_raw, parts, [], [])
 
 
@@ -88,8 +88,8 @@ def _take(sessions: dict, data) -> None:
         sessions[(data["project"], data["id"])] = data
 
 
-def _session(folder: Path, project: str, sid: str, data: dict) -> tuple[SessionState, list] | None:
-    """The session's state and its closed turns' rows; None when its files do not hold it."""
+def _session(folder: Path, project: str, sid: str, data: dict, encode) -> tuple[dict, list] | None:
+    """The session's state's parts and its closed turns' rows; None when its files do not hold it."""
     rows = []
     try:
         for tid, t in data["transcripts"].items():
@@ -99,7 +99,7 @@ def _session(folder: Path, project: str, sid: str, data: dict) -> tuple[SessionS
                 rows += [(project, sid, tid, i // PART + 1, orjson.dumps(turns[i:i + PART]))
                          for i in range(0, len(turns), PART)]
                 t["closed_turns"] = {"count": kept["count"], "first": kept["first"]}
-        return SessionState.from_json(data), rows
+        return encode(data), rows
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
