@@ -1,8 +1,10 @@
 """The features that keep a slice of a transcript's state (site.state.SLICES), behind one protocol:
-``begin`` from the saved state, take each message of the kinds the feature names and each written
-page, ``end`` with the new slice (as the TranscriptState fields it owns). site.transcript calls the
-protocol over the transcript's list of features (``for_transcript``), not each feature; a message
-goes only to the features that name its kind, so a feature with nothing to do for it costs nothing.
+``begin`` from the saved state, take each entry of the types the feature names (as it is read),
+each message of the kinds it names (as its page is rendered) and each written page, ``end`` with
+the new slice (as the TranscriptState fields it owns). site.transcript calls the protocol over the
+transcript's list of features (``for_transcript``), not each feature; an entry or a message goes
+only to the features that name its type or kind, so a feature with nothing to do for it costs nothing
+(the per-entry taps were a measured cost: issue 27).
 
 The closed turns (model.turns, site.closedturns) are not here: the turn lines are part of a page's
 body, so the page's render feeds them itself.
@@ -18,6 +20,7 @@ from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messa
 from ccreport.model.turns import changed_paths
 from ccreport.model.workflows import run_id_of
 from ccreport.render.resources import env
+from ccreport.site.filehistory import SEES
 from ccreport.site.state import TranscriptState
 from ccreport.source.homefiles import prompt_key
 
@@ -26,9 +29,13 @@ class Feature:
     """A feature's part of one transcript's read (the base does nothing)."""
 
     kinds: frozenset = frozenset()  # the message kinds (model.messages.Message.kind) ``message`` takes
+    types: frozenset | None = frozenset()  # the entry types (its "type") ``entry`` takes; None: every entry
 
     def begin(self, saved: TranscriptState | None, no: int, line: int) -> None:
         """The read starts at page ``no``, line ``line``; ``saved``: the state it resumes (None: line 1)."""
+
+    def entry(self, obj: dict | None, line: int) -> None:
+        """An entry of one of ``types`` (its parsed line; None when malformed), as it is read."""
 
     def message(self, page, m) -> None:
         """A message of one of ``kinds`` on ``page``, as its page is rendered."""
@@ -39,6 +46,25 @@ class Feature:
     def end(self) -> dict:
         """The new slice: TranscriptState field → value."""
         return {}
+
+
+class Usage(Feature):
+    """The transcript's usage ledger (model.usage.TranscriptUsage): every entry, for the forks it
+    follows. Its slice is the session's (SessionState.ledgers), saved by site.session."""
+
+    types = None
+
+    def __init__(self, ledger):
+        self.entry = ledger.feed
+
+
+class FileHistory(Feature):
+    """The pairing of an edit with the file's backup before it (site.filehistory.BeforeEdits)."""
+
+    types = SEES
+
+    def __init__(self, before_edits):
+        self.entry = before_edits.see
 
 
 class Teams(Feature):
@@ -169,9 +195,12 @@ class Search(Feature):
         return {"search": self.index.end(self.tid)}
 
 
-def for_transcript(run, kind: str, transcript_id: str, rel: str) -> list[Feature]:
-    """The features of one transcript's read (``run``: site.transcript.SessionRun)."""
-    features: list[Feature] = [Teams(), Workflows(run.workflow_runs), Replies(run.writer, rel)]
+def for_transcript(run, kind: str, transcript_id: str, rel: str, ledger) -> list[Feature]:
+    """The features of one transcript's read (``run``: site.transcript.SessionRun; ``ledger``: its
+    model.usage.TranscriptUsage)."""
+    features: list[Feature] = [Usage(ledger), Teams(), Workflows(run.workflow_runs), Replies(run.writer, rel)]
+    if run.before_edits is not None and run.before_edits.files is not None:
+        features.append(FileHistory(run.before_edits))
     features.append(Typed() if kind == "main" else Changes())
     if run.search is not None:
         features.append(Search(run.search, transcript_id))
@@ -185,3 +214,20 @@ def by_kind(features: list[Feature]) -> dict[str, list[Feature]]:
         for kind in f.kinds:
             out.setdefault(kind, []).append(f)
     return out
+
+
+def tapped(entries, features: list[Feature]):
+    """The entries, each handed on the way to the features that take its type."""
+    every = [f.entry for f in features if f.types is None]
+    by_type: dict[str, list] = {}
+    for f in features:
+        for t in f.types or ():
+            by_type.setdefault(t, []).append(f.entry)
+    for e in entries:
+        obj = e.obj
+        for feed in every:
+            feed(obj, e.line)
+        if by_type and isinstance(obj, dict):
+            for feed in by_type.get(obj.get("type"), ()):
+                feed(obj, e.line)
+        yield e

@@ -29,8 +29,7 @@ from ccreport.render.turns import continues_note, turn_line
 from ccreport.render.tools.base import extra_of, input_of
 from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
-from ccreport.site.features import by_kind, for_transcript
-from ccreport.site.filehistory import SEES
+from ccreport.site.features import by_kind, for_transcript, tapped
 from ccreport.site.agentpages import agent_name, back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
@@ -125,7 +124,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     if t.kind == "main":  # (the carry of a resumed read may hold the title of an earlier build)
         set_summary_title(builder.carry, run.summary_title)
     rel = transcript_dir(s.project.dir_name, s.id, t.id)
-    features = for_transcript(run, t.kind, t.id, rel)
+    features = for_transcript(run, t.kind, t.id, rel, ledger)
     for f in features:
         f.begin(resume, start_no, start_line)
     pages = _Pages(run, t, parent, state, set(state.agent_keys), renders, rel, builder,
@@ -134,7 +133,7 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     try:
         with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
-            entries = _tapped(_with_unfinished_tail(reader), ledger, run.before_edits)
+            entries = tapped(_with_unfinished_tail(reader), features)
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
@@ -156,18 +155,6 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         for name, value in f.end().items():
             setattr(state, name, value)
     return state, ledger
-
-
-def _tapped(entries, ledger: TranscriptUsage, before_edits):
-    """The entries, each fed on the way to the usage ledger and those a file-history pairing looks
-    at to it (site.filehistory.SEES): one loop for both."""
-    feed = ledger.feed
-    see = before_edits.see if before_edits is not None and before_edits.files is not None else None
-    for e in entries:
-        feed(e.obj, e.line)
-        if see is not None and isinstance(e.obj, dict) and e.obj.get("type") in SEES:
-            see(e.obj, e.line)
-        yield e
 
 
 def _write_pages(pages: _Pages, paginated, reader: Reader) -> Page | None:
