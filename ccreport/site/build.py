@@ -118,7 +118,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     if run.prompts_only:  # their search units: the next build drops those that are gone
         run.state.head["prompts_only"] = sorted(map(list, run.prompts_only))
     try:
-        run.state.save(full=run.full_all)
+        run.state.save()
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
     sweep.end(out)

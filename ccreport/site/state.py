@@ -394,10 +394,9 @@ class State:
         if self.redo:  # absent when there is nothing to redo: a clean state's bytes are unchanged
             self.head["redo"] = sorted(list(k) for k in self.redo)
 
-    def save(self, full: bool = False) -> None:
+    def save(self) -> None:
         """Write the parts that changed, drop the rows of vanished sessions, and the head, in one
-        transaction (a crash or a full disk leaves the state before it). ``full``: unused (every
-        session was rendered again; its parts are compared as any)."""
+        transaction (a crash or a full disk leaves the state before it)."""
         from ccreport.site import statedb
         versions = {name: version for name, (_, version) in SLICES.items()}
         changed = [(k[0], k[1], tid, f, versions.get(f, 0) if f else 0, self._raw[k][(tid, f)])

@@ -34,6 +34,7 @@ _CREATE = {
               " block INTEGER NOT NULL, raw BLOB NOT NULL, PRIMARY KEY (project, session, transcript, block))",),
 }
 _VERSIONS = {"state": STATE_SCHEMA, "turns": TURNS_SCHEMA}
+_checked: dict[Path, sqlite3.Connection] = {}  # the connection whose tables were checked, by path (connect)
 
 
 def db_path(out: Path) -> Path:
@@ -47,7 +48,10 @@ def connect(out: Path) -> sqlite3.Connection:
     if not path.exists():  # deleted (or moved) under a connection this process keeps: not that one
         database.close(path)
     conn = database.connect(path)
+    if _checked.get(path) is conn:
+        return conn
     if all(database.schema_version(conn, part) == v for part, v in _VERSIONS.items()):
+        _checked[path] = conn
         return conn
     with database.transaction(conn, path):
         for part, version in _VERSIONS.items():
@@ -57,6 +61,7 @@ def connect(out: Path) -> sqlite3.Connection:
                 for sql in _CREATE[part]:
                     conn.execute(sql)
                 database.set_schema_version(conn, part, version)
+    _checked[path] = conn
     return conn
 
 

@@ -123,8 +123,9 @@ def test_another_layout_of_the_tables_is_made_again(home, tmp_path, opts):
     conn = statedb.connect(out)
     with database.transaction(conn):
         database.set_schema_version(conn, "state", statedb.STATE_SCHEMA + 1)
+    database.close(statedb.db_path(out))  # (as another process would find it)
     res = build(home, out, opts)
-    assert res.errors == [] and database.schema_version(conn, "state") == statedb.STATE_SCHEMA
+    assert res.errors == [] and database.schema_version(statedb.connect(out), "state") == statedb.STATE_SCHEMA
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
