@@ -408,8 +408,10 @@ class State:
         if not changed and not removed and not gone and raw == self._saved_head:
             return
         out = self.dir.parent
-        statedb.write(statedb.connect(out), statedb.db_path(out), raw if raw != self._saved_head else None,
-                      changed, removed, gone)
+        conn = statedb.connect(out)
+        statedb.write(conn, statedb.db_path(out), raw if raw != self._saved_head else None, changed, removed, gone)
+        if gone:  # (secure_delete zeroed their rows in the database; the log's older copies go too)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._saved = set(self.sessions)
         self._dirty.clear()
         self._removed.clear()

@@ -106,6 +106,21 @@ def test_a_vanished_session_leaves_its_rows(home, tmp_path, opts):
     assert build(home, out, opts).written == []
 
 
+def test_a_pruned_session_leaves_no_byte_in_the_database(tmp_path, opts):
+    secret = "zanzibar-" + os.urandom(8).hex()
+    home = make_home(tmp_path / "home", {PROJ: {f"{A}.jsonl": lines_of(2, sid=A)},
+                                         OTHER: {f"{C}.jsonl": [dict(e, message={"role": "user", "content": secret})
+                                                                if e["type"] == "user" else e for e in lines_of(3, sid=C)]}})
+    out = tmp_path / "site"
+    build(home, out, opts)
+    files = lambda: b"".join(p.read_bytes() for p in (out / ".ccreport").glob(database.NAME + "*"))  # noqa: E731
+    assert secret.encode() in files()
+    (home / "projects" / OTHER / f"{C}.jsonl").unlink()
+    opts.prune_missing = True
+    assert build(home, out, opts).errors == []
+    assert secret.encode() not in files()
+
+
 def test_a_slice_of_another_version_renders_only_its_transcripts_again(home, tmp_path, opts, monkeypatch):
     out = tmp_path / "site"
     build(home, out, opts)
