@@ -28,6 +28,7 @@ from ccreport.source.homefiles import prompt_key
 class Feature:
     """A feature's part of one transcript's read (the base does nothing)."""
 
+    slice = ""  # the slice of the state it owns (site.state.SLICES: its fields and version); "": none
     kinds: frozenset = frozenset()  # the message kinds (model.messages.Message.kind) ``message`` takes
     types: frozenset | None = frozenset()  # the entry types (its "type") ``entry`` takes; None: every entry
 
@@ -52,6 +53,7 @@ class Usage(Feature):
     """The transcript's usage ledger (model.usage.TranscriptUsage): every entry, for the forks it
     follows. Its slice is the session's (SessionState.ledgers), saved by site.session."""
 
+    slice = "usage"
     types = None
 
     def __init__(self, ledger):
@@ -70,6 +72,7 @@ class FileHistory(Feature):
 class Teams(Feature):
     """What the transcript's lines say of its team: teamName, a teammate's colour, the team calls."""
 
+    slice = "teams"
     kinds = frozenset(("user", "assistant"))
 
     def begin(self, saved, no, line):
@@ -100,6 +103,7 @@ class Typed(Feature):
     """The main transcript's typed prompts: [line, source.homefiles.prompt_key] (history.jsonl is
     matched on these)."""
 
+    slice = "typed"
     kinds = frozenset(("user",))
 
     def begin(self, saved, no, line):
@@ -116,6 +120,7 @@ class Typed(Feature):
 class Workflows(Feature):
     """The Workflow runs the pages show a card of: run id → [page no, its card as rendered]."""
 
+    slice = "workflows"
     kinds = frozenset(("assistant",))
 
     def __init__(self, cards: dict):
@@ -138,6 +143,7 @@ class Replies(Feature):
     """The way from a SendMessage to its reply on a later page (layout.reply_page): written as "no
     reply yet" when the call's page closes, then as a redirect by the reply's page."""
 
+    slice = "replies"
     def __init__(self, writer, rel: str):
         self.writer, self.rel = writer, rel
 
@@ -169,6 +175,7 @@ class Changes(Feature):
     """A sub-agent's changes: the files it wrote or edited, for the outline row of the prompt that
     started it (model.turns.changed_paths; the last page's are found again: kept once)."""
 
+    slice = "changes"
     def begin(self, saved, no, line):
         self.changed = list(saved.changed) if saved is not None else []
 
@@ -182,6 +189,7 @@ class Changes(Feature):
 class Search(Feature):
     """The transcript's part of the session's search index (site.search.SessionIndex)."""
 
+    slice = "search"
     def __init__(self, index, transcript_id: str):
         self.index, self.tid = index, transcript_id
 
