@@ -235,7 +235,7 @@ def tapped(entries, features: list[Feature]):
         obj = e.obj
         for feed in every:
             feed(obj, e.line)
-        if by_type and isinstance(obj, dict):
-            for feed in by_type.get(obj.get("type"), ()):
+        if by_type and isinstance(obj, dict) and isinstance(kind := obj.get("type"), str):  # (hostile: any JSON)
+            for feed in by_type.get(kind, ()):
                 feed(obj, e.line)
         yield e
