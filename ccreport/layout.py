@@ -166,15 +166,6 @@ def outline_part_no(name: str) -> int | None:
     return page_no(name, OUTLINE_PREFIX)
 
 
-def turns_state_dir(project: str, session_id: str) -> str:
-    """The build's files of a session's closed turns (site.turnfile; not part of the site)."""
-    return f"{STATE_DIR}/turns/{site_name(project)}/{site_name(session_id)}"
-
-
-def turns_state(project: str, session_id: str, transcript_id: str) -> str:
-    return f"{turns_state_dir(project, session_id)}/{site_name(transcript_id)}.jsonl"
-
-
 def search_shard(n: int) -> str:
     """A term shard of the search index (terms → postings), by the hash of the term's first letters."""
     return f"{SEARCH_DIR}/t/{n:03x}.js"

@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sqlite3
 from pathlib import Path
 
-from ccreport.layout import SEARCH_DELTA, turns_state
+from ccreport.layout import SEARCH_DELTA
+from ccreport.site import closedturns
 from ccreport.site.build import Options, build
 from ccreport.site.state import State
 from searchhelp import index_terms
@@ -60,9 +62,8 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
     assert sorted(a) == sorted(b)
     assert [k for k in a if a[k] != b[k]] == [], [k for k in a if a[k] != b[k]]
     # The state is the cold build's too (so the next run behaves the same either way), but for
-    # the output folders' own mtimes: the head, and every session as it loads back (a cold build
-    # of many sessions packs them in one file, an update writes a file per session it changed).
-    assert _state(out / ".ccreport" / "state.json") == _state(cold / ".ccreport" / "state.json")
+    # the output folders' own mtimes: the head, and every session as it loads back.
+    assert State.load(out).head == State.load(cold).head
     sa, sb = _sessions(out), _sessions(cold)
     assert sorted(sa) == sorted(sb)
     assert [k for k in sa if sa[k] != sb[k]] == []
@@ -70,24 +71,20 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
 
 
 def _closed_turns(out: Path) -> dict:
-    """The closed turns' files (site.turnfile), as far as the state vouches for them (a build that
-    failed may leave more bytes after those, which the next one cuts off)."""
+    """The closed turns' rows (site.closedturns), as far as the state vouches for them (a build that
+    failed may leave a block after those, which the next one writes over)."""
     got = {}
     state = State.load(out)
     for pdir, sid in state.sessions:
         for tid, ts in state.session((pdir, sid)).transcripts.items():
-            if ts.turns_file:
-                raw = (out / turns_state(pdir, sid, tid)).read_bytes()
-                got[(pdir, sid, tid)] = raw[:ts.turns_file["bytes"]]
+            if ts.closed_turns:
+                blocks = closedturns.blocks(out, pdir, sid, tid, ts, set(range(1, ts.closed_turns["count"] + 1)))
+                got[(pdir, sid, tid)] = list(blocks)
     return got
 
 
 def _term_index(rel: str) -> bool:
     return rel == SEARCH_DELTA or rel.startswith(("search/t/", "search/b/"))
-
-
-def _state(path: Path):
-    return json.loads(path.read_text())
 
 
 def _sessions(out: Path) -> dict:
@@ -103,3 +100,27 @@ def _sessions(out: Path) -> dict:
 
 def main_file(home: Path) -> Path:
     return home / "projects" / PROJECT / f"{SID}.jsonl"
+
+
+def change_head(out: Path, **fields) -> None:
+    """Change fields of the saved state's head (in the site's database), as another ccreport would."""
+    db = sqlite3.connect(out / ".ccreport" / "ccreport.sqlite", isolation_level=None)
+    try:
+        head = json.loads(db.execute("SELECT raw FROM state_head").fetchone()[0])
+        db.execute("UPDATE state_head SET raw = ?", (json.dumps(dict(head, **fields)).encode(),))
+    finally:
+        db.close()
+
+
+def state_saved(out: Path) -> bool:
+    """Whether a build saved its state in the site's database (its head is there)."""
+    path = out / ".ccreport" / "ccreport.sqlite"
+    if not path.exists():
+        return False
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT 1 FROM state_head").fetchone() is not None
+    except sqlite3.OperationalError:  # no such table yet
+        return False
+    finally:
+        db.close()

@@ -146,7 +146,7 @@ class Turns:
         # The plain data of the closed turns resumed: they never change, so they are neither turned
         # back into Turns nor serialized again (an append to a session of thousands of prompts).
         self.saved: list = saved or []
-        # Closed turns before ``saved``, kept by the caller elsewhere (site.turnfile): only counted.
+        # Closed turns before ``saved``, kept by the caller elsewhere (site.closedturns): only counted.
         self.base = base
 
     @property

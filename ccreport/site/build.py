@@ -126,7 +126,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     if run.prompts_only:  # their search units: the next build drops those that are gone
         run.state.head["prompts_only"] = sorted(map(list, run.prompts_only))
     try:
-        run.state.save(full=run.full_all)
+        run.state.save()
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
     sweep.end(out)
@@ -140,6 +140,7 @@ def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float
     res = BuildResult(errors=list(catalog.problems), stamps={"start": started})
     out.mkdir(parents=True, exist_ok=True)
     st = f.state if f.state is not None else State.load(out)
+    res.errors.extend(st.problems)
     memo = f.memo if f.memo is not None else grown.Memo()
     fp = memo.fingerprint = memo.fingerprint or fingerprint()  # (the running code's: kept by a follower)
     # (a session whose last update failed is retried by the whole way, as is every session the

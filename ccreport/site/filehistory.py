@@ -18,6 +18,7 @@ from ccreport.layout import file_history_dir
 from ccreport.source.homefiles import BACKUP_NAME, HomeFiles
 
 EDITS = ("Edit", "MultiEdit", "Write")
+SEES = frozenset(("assistant", "file-history-snapshot", "file-history-delta"))  # the entry types ``see`` takes
 
 
 def _same_file(call_path: str, tracked: str) -> bool:
@@ -35,13 +36,8 @@ class BeforeEdits:
         self.calls: dict[str, tuple] = {}  # call id → (its assistant line's uuid, file path, line)
         self.backups: dict[str, list] = {}  # that uuid → [(tracked path, backup name, line)]
 
-    def tap(self, entries):
-        for e in entries:
-            if self.files is not None and isinstance(e.obj, dict):
-                self._see(e.obj, e.line)
-            yield e
-
-    def _see(self, obj: dict, line: int) -> None:
+    def see(self, obj: dict, line: int) -> None:
+        """One entry of the read (of a type in SEES; site.transcript feeds them, when ``files``)."""
         t = obj.get("type")
         if t == "assistant" and isinstance(obj.get("uuid"), str):
             content = (obj.get("message") or {}).get("content") if isinstance(obj.get("message"), dict) else None

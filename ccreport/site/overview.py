@@ -15,7 +15,7 @@ from ccreport.render.markup import human_size
 from ccreport.render.message import local_date
 from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
-from ccreport.site import turnfile
+from ccreport.site import closedturns
 from ccreport.site.agentpages import agent_links, agent_name
 from ccreport.site.indexes import fmt_tokens, page_args
 from ccreport.site.outline import first_turn_url, outline_html
@@ -51,8 +51,8 @@ def session_info(s: Session, states: list[TranscriptState], summary_title: str |
     warm = sum(1 for x in sums if x.warmup)
     return SessionInfo(id=s.id, title=session_title(title), summary_title=summary_title,
                        warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
-                       prompts=len(main_state.turns) + (main_state.turns_file or {}).get("count", 0) if main_state else 0,
-                       first_turn=first_turn_url(turnfile.first(main_state)) if main_state else None,
+                       prompts=len(main_state.turns) + (main_state.closed_turns or {}).get("count", 0) if main_state else 0,
+                       first_turn=first_turn_url(closedturns.first(main_state)) if main_state else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
@@ -122,10 +122,10 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
     main_turns = main.turns if main else []
-    base = (main.turns_file or {}).get("count", 0) if main else 0  # the prompts on part pages (site.outlineparts)
+    base = (main.closed_turns or {}).get("count", 0) if main else 0  # the prompts on part pages (site.outlineparts)
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
-        outline=outline_html(main_turns, info.cwd, base, turnfile.PART,
+        outline=outline_html(main_turns, info.cwd, base, closedturns.PART,
                              agent_links(ts.summary.id for ts in states if ts.pages),
                              {ts.summary.id: ts.changed for ts in states if ts.changed}),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),

@@ -13,7 +13,7 @@ from ccreport.layout import INDEX, LATEST, depth_root, outline_part, page_name, 
 from ccreport.layout import transcript_dir
 from ccreport.layout import transcript_url
 from ccreport.model.teams import merge_facts
-from ccreport.site import turnfile
+from ccreport.site import closedturns
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
 from ccreport.source.sidefiles import session_stamp, team_stamp
@@ -82,7 +82,7 @@ def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> Plan:
         return Plan(GROW, "the last page was deleted")
     if t.kind == "main" and not (folder / INDEX).exists():
         return Plan(GROW, "the session overview was deleted")  # written with the main transcript's update
-    parts = (prev.turns_file or {}).get("count", 0) // turnfile.PART if t.kind == "main" else 0
+    parts = (prev.closed_turns or {}).get("count", 0) // closedturns.PART if t.kind == "main" else 0
     if any(not (folder / outline_part(k)).exists() for k in range(1, parts + 1)):
         return Plan(GROW, "a part of the outline was deleted")  # (site.outlineparts: written with the overview)
     return Plan(SAME, "unchanged", stamp)  # all there: the folder as it is now can be remembered
@@ -109,8 +109,8 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
     why = _stale(s, t, prev, parent)
     if why:
         return Plan(FULL, why)
-    if not turnfile.intact(out, s.project.dir_name, s.id, t.id, prev):
-        return Plan(FULL, "its closed turns are missing")  # (site.turnfile: only a read from line 1 restores them)
+    if not closedturns.intact(out, s.project.dir_name, s.id, t.id, prev):
+        return Plan(FULL, "its closed turns are missing")  # (site.closedturns: only a read from line 1 restores them)
     mode, reason = SAME, "unchanged"
     refs = _refs_changed(prev, agents, cards)
     if refs is not None and refs.mode == FULL:

@@ -17,7 +17,7 @@ from ccreport.layout import FORK_POINT, INDEX, LATEST, page_name, page_no, sessi
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
-from ccreport.site import search, turnfile
+from ccreport.site import search, closedturns
 from ccreport.site.extras import SessionHome, digest, section
 from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
@@ -160,7 +160,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     for tid, prev in prev_ts.items():
         if tid not in new_ts:  # the transcript file is gone: so are its pages
             prune_pages(out, transcript_dir(s.project.dir_name, s.id, tid), prev, 0, deleted)
-            turnfile.drop(out, s.project.dir_name, s.id, tid)
+            closedturns.drop(out, s.project.dir_name, s.id, tid)
     closed = _spill(job, new_ts, modes)
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()), job.summary_title)
@@ -182,10 +182,10 @@ def update_session(job: SessionJob) -> SessionOutcome:
 
 
 def _spill(job: SessionJob, new_ts: dict, modes: dict) -> list:
-    """Full blocks of closed turns out of the states of the transcripts read (site.turnfile); the
+    """Full blocks of closed turns out of the states of the transcripts read (site.closedturns); the
     main transcript's blocks that just closed (its outline's new part pages)."""
     s = job.session
-    closed = {tid: turnfile.spill(job.out, s.project.dir_name, s.id, tid, st)
+    closed = {tid: closedturns.spill(job.out, s.project.dir_name, s.id, tid, st)
               for tid, st in new_ts.items() if modes[tid] != SAME}
     return closed.get("main", [])
 
@@ -198,7 +198,7 @@ def _write_parts(job: SessionJob, run: SessionRun, new_ts: dict, main_mode: str 
     view = PartsView(job.project_title, info.cwd, {ts.summary.id: ts.changed for ts in new_ts.values() if ts.changed})
     write_parts(s, main, closed, run.writer, view, old is None or old.info.cwd != info.cwd)
     if main is None or main_mode == FULL:
-        keep = (main.turns_file or {}).get("count", 0) // turnfile.PART if main is not None else 0
+        keep = (main.closed_turns or {}).get("count", 0) // closedturns.PART if main is not None else 0
         remove_stale_pages(job.out / session_dir(s.project.dir_name, s.id), keep, deleted, outline_part_no)
 
 

@@ -1,65 +1,61 @@
 """The incremental state: what the last build read and wrote, so the next one does only the rest.
 
-All JSON, written atomically; ``FORMAT`` is bumped on any incompatible change (a site of another
-format is rebuilt whole)::
+It lives in the site's database (``out/.ccreport/ccreport.sqlite``, source.database) as rows of its
+own, written in one transaction at the end of a build (site.statedb)::
 
-    out/.ccreport/state.json             {"format": 8, "ccreport": version, "fingerprint": of
-                                          templates, assets and code, "options": render_options(),
-                                          "titles": {project dir: title in its headings},
-                                          "title_sources": {project dir: {"title", "seen": [[path,
-                                          size, mtime_ns], …]}}}   (State.set_head)
-    out/.ccreport/sessions/<project-dir>/<session-id>.json    a SessionState: the dataclasses
-                                          below, field for field (orjson writes them as they are)
-    out/.ccreport/sessions.json           [SessionState, …]: a full build of PACK_MIN sessions or
-                                          more writes them all here, one file, not a file per
-                                          session and a folder per project; the files above,
-                                          written by later builds, override it
-    out/.ccreport/turns/<project-dir>/<session-id>/<transcript>.jsonl   the closed turns moved out
-                                          of a TranscriptState in blocks (site/turnfile.py)
+    state_head     the head: {"format": 13, "ccreport": version, "fingerprint": of templates,
+                   assets and code, "options": render_options(), "titles": {project dir: title in
+                   its headings}, "title_sources": …, "gone", "leaves", "redo"}   (State.set_head)
+    state_parts    a session's own part (its SessionState but its transcripts), a part per
+                   transcript (its TranscriptState but its features' slices), and a part per
+                   transcript and feature: that feature's slice (SLICES), with the slice's version
+    turns          the closed turns moved out of a TranscriptState in blocks (site.closedturns)
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
-title rebuilds that project's sessions. How the build reads a session's state: site/plan.py.
+title rebuilds that project's sessions; a slice of another version (or none) renders its transcript
+from line 1. How the build reads a session's state: site/plan.py. A state of the files of the code
+before the database is imported on the first load (site.stateimport).
 
-In memory (State) a session is its JSON, the bytes its file or its pack entry holds, and its
-SessionBrief, the part the main process reads across sessions (rows, search metadata, fork points,
-the archive's saved sessions, live's warm-up); the whole SessionState is decoded only for a session
-the build looks into (State.session). A session's update sends both back (PackedState). On a 300 MB
-home of 895 sessions the objects of every state were the main process's biggest growth (38 MiB for
-10 MB of JSON); as bytes and briefs they are about 18 MiB.
+In memory (State) a session is its parts, the bytes its rows hold, and its SessionBrief, the part the
+main process reads across sessions (rows, search metadata, fork points, the archive's saved sessions,
+live's warm-up); the whole SessionState is decoded only for a session the build looks into
+(State.session). A session's update sends both back (PackedState); only the parts whose bytes
+changed are written.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
-from contextlib import suppress
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import orjson
 
 from ccreport import __version__
-from ccreport.fs import atomic_file, atomic_write
-from ccreport.layout import STATE_DIR, turns_state_dir
+from ccreport.layout import STATE_DIR
 
-# 13: search documents in files shared by units (a site of 12 has one file per transcript);
+# 14: search documents in files shared by units (a site of 13 has one file per transcript);
+# 13: in the database, in parts (site.statedb); the closed turns as rows (TranscriptState.closed_turns);
 # 12: a sub-agent's task (the description its parent's Task/Agent call gave it: TranscriptSummary.task,
 # SessionState.agent_titles), the files a sub-agent transcript changed (TranscriptState.changed) and
 # its agent id per turn's sub-agent call; warm-up runs (TranscriptSummary.warmup, SessionInfo.warmups);
 # a session's summary title (SessionInfo.summary_title; the head's "leaves": site.leaftitles);
 # search documents hold whole texts and a failed call's flag (the records' digests change);
-# 11: closed turns past a block of site.turnfile.PART in their own file (TranscriptState.turns_file);
+# 11: closed turns past a block of site.closedturns.PART in their own file (TranscriptState.closed_turns);
 # 10: the search unit record per transcript (was a file per transcript);
 # 9: a session's side files (source.sidefiles), the Workflow cards and reply pages of a transcript;
 # 8: typed prompts per transcript (home files); 7: turns (model.turns) per transcript, the task board
 # and Claude Code's own cost (cost-state) in carry and ledgers; 5: typed session state (nested
 # summary); 4: usage ledgers in the session file
-FORMAT = 13
+FORMAT = 14
 HEAD_BYTES = 64 * 1024
-PACK = "sessions.json"
-# From this many sessions a full build packs their states into one file (State.save). Below it the
-# files cost little, and one file per session stays easy to look at.
-PACK_MIN = 32
+# Each feature's slice of a TranscriptState (its fields) and the slice's version: a part of its own,
+# so that a feature's change bumps its version, not FORMAT (a slice of another version renders its
+# transcript from line 1). "usage" is the transcript's ledger (SessionState.ledgers).
+SLICES: dict[str, tuple[tuple[str, ...], int]] = {
+    "search": (("search",), 1), "turns": (("turns", "turns_mark", "closed_turns"), 1), "changes": (("changed",), 1),
+    "teams": (("team",), 1), "typed": (("typed",), 1), "workflows": (("run_refs",), 1),
+    "replies": (("replies",), 1), "usage": ((), 1)}
 
 
 def _known(cls, data: dict) -> dict:
@@ -132,8 +128,8 @@ class TranscriptState:
     run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
     replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
     search: dict | None = None  # its search unit's record (site.search.SessionIndex.end); None: not indexed
-    # The closed turns moved out of ``turns`` (site.turnfile): {"count", "bytes", "first"}; None: none
-    turns_file: dict | None = None
+    # The closed turns moved out of ``turns`` (site.closedturns): {"count", "first"}; None: none
+    closed_turns: dict | None = None
     changed: list = field(default_factory=list)  # a sub-agent's: the files it wrote or edited (model.turns.changed_paths)
 
     @property
@@ -163,7 +159,7 @@ class SessionInfo(Figures):
 
 @dataclass
 class SessionState:
-    """What the last build knew of one session (``.ccreport/sessions/<project>/<id>.json``)."""
+    """What the last build knew of one session (its rows in the database: site.statedb)."""
 
     project: str
     id: str
@@ -224,19 +220,62 @@ class SessionBrief:
             for tid, ts in state.transcripts.items()}, state.home_digest)
 
 
+Part = tuple[str, str]  # (transcript id, feature): ("", "") the session's own, (tid, "") a transcript's
+
+
 @dataclass
 class PackedState:
     """A session's new state as the session's update hands it back (from a worker process, too) and
-    the State keeps it: its JSON, which its file or its entry in the pack will hold, and its brief.
-    Bytes cross the process boundary and stay bytes: the unpickled objects of every session were
-    the main process's biggest growth (38 MiB for 895 sessions whose states are 10 MB of JSON)."""
+    the State keeps it: its parts as JSON, which its rows hold, and its brief. Bytes cross the
+    process boundary and stay bytes: the unpickled objects of every session were the main process's
+    biggest growth (38 MiB for 895 sessions whose states are 10 MB of JSON)."""
 
-    raw: bytes
+    parts: dict[Part, bytes]
     brief: SessionBrief
 
     @classmethod
     def of(cls, state: SessionState) -> "PackedState":
-        return cls(_encoded(state), SessionBrief.of(state))
+        return cls(encode_parts(state), SessionBrief.of(state))
+
+
+_SLICE_FIELDS = {name for names, _ in SLICES.values() for name in names}
+_CORE_FIELDS = tuple(f.name for f in fields(TranscriptState) if f.name not in _SLICE_FIELDS)
+
+
+def encode_parts(state: SessionState) -> dict[Part, bytes]:
+    """A session's state as its parts: the session's own, each transcript's core and its slices."""
+    own = {f.name: getattr(state, f.name) for f in fields(SessionState) if f.name not in ("transcripts", "ledgers")}
+    parts = {("", ""): _encoded(own)}
+    for tid, ts in state.transcripts.items():
+        parts[(tid, "")] = _encoded({name: getattr(ts, name) for name in _CORE_FIELDS})
+        for feature, (names, _) in SLICES.items():
+            if names:
+                parts[(tid, feature)] = _encoded({name: getattr(ts, name) for name in names})
+            elif tid in state.ledgers:
+                parts[(tid, feature)] = _encoded(state.ledgers[tid])
+    return parts
+
+
+def decode_parts(parts: dict[Part, bytes]) -> SessionState:
+    """The SessionState of its parts. A transcript missing a slice (of another version: not loaded)
+    is left out: it is rendered from line 1, as a new one."""
+    data = orjson.loads(parts[("", "")])
+    data["transcripts"], data["ledgers"] = {}, {}
+    for (tid, feature), raw in parts.items():
+        if tid and not feature:
+            data["transcripts"][tid] = orjson.loads(raw)
+    for tid, ts in list(data["transcripts"].items()):
+        for feature, (names, _) in SLICES.items():
+            raw = parts.get((tid, feature))
+            if raw is None and names:
+                del data["transcripts"][tid]
+                break
+            if raw is not None:
+                if names:
+                    ts.update(orjson.loads(raw))
+                else:
+                    data["ledgers"][tid] = orjson.loads(raw)
+    return SessionState.from_json(data)
 
 
 def _encoded(data) -> bytes:
@@ -263,71 +302,59 @@ def head_hash(path: Path, length: int) -> str | None:
 
 class State:
     """The state of one output folder, loaded once and kept in memory (watch reuses it). Each
-    session is kept as its brief, which the build reads across sessions, and its JSON: the whole
-    state is decoded only for a session the build looks into (``session``)."""
+    session is kept as its brief, which the build reads across sessions, and its parts' JSON: the
+    whole state is decoded only for a session the build looks into (``session``)."""
 
     def __init__(self, out: Path):
         self.dir = out / STATE_DIR
         self.head: dict = {}
         self.sessions: dict[tuple[str, str], SessionBrief] = {}  # (project dir, session id) → its brief
-        # Each session's whole state as JSON: what its file (or the pack) holds, or the next save writes.
-        self._raw: dict[tuple[str, str], bytes] = {}
+        # Each session's parts as JSON: what its rows hold, or the next save writes.
+        self._raw: dict[tuple[str, str], dict[Part, bytes]] = {}
         # The states load decoded (it needs them for the briefs), until the build's plan takes them:
         # an incremental build looks into every session, and would otherwise decode each twice.
         self._decoded: dict[tuple[str, str], SessionState] = {}
         self._saved_head: bytes | None = None
-        self._dirty: set[tuple[str, str]] = set()  # sessions whose JSON is not on disk
-        self._on_disk: set[tuple[str, str]] = set()  # sessions with a file or an entry in the pack
+        self._dirty: dict[tuple[str, str], set[Part]] = {}  # parts whose JSON is not in the database
+        self._removed: dict[tuple[str, str], set[Part]] = {}  # parts in the database no longer there
+        self._saved: set[tuple[str, str]] = set()  # sessions with rows in the database
         # Sessions whose last update failed (a full disk): their saved state is the one before it,
         # but some of their pages may be newer, so the next build renders them whole.
         self.redo: set[tuple[str, str]] = set()
-        self._packed: set[tuple[str, str]] = set()  # sessions in the pack file (a session file may override)
+        self.problems: list[str] = []  # what load could not do (an import of the old state files)
 
     @classmethod
     def load(cls, out: Path) -> "State":
+        from ccreport.site import stateimport, statedb
         st = cls(out)
+        conn = statedb.connect(out)
+        versions = {name: version for name, (_, version) in SLICES.items()}
+        st.problems.extend(stateimport.run(out, conn, FORMAT, versions,
+                                           lambda data: encode_parts(SessionState.from_json(data))))
+        raw, sessions = statedb.read(conn, versions)
         try:
-            raw = (st.dir / "state.json").read_bytes()
-            head = orjson.loads(raw)
-        except (OSError, orjson.JSONDecodeError):
-            return st
+            head = orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            head = None
         if not isinstance(head, dict) or head.get("format") != FORMAT:
+            if raw or sessions:  # rows of another format: everything is rebuilt
+                statedb.clear(conn, statedb.db_path(out))
             return st
         st.head, st._saved_head = head, raw
         st.redo = {tuple(k) for k in head.get("redo", ()) if isinstance(k, list) and len(k) == 2}
-        st._load_pack()
-        for path in (st.dir / "sessions").glob("*/*.json"):
-            # A session file unreadable or of another format: that session is simply rebuilt.
-            with suppress(OSError, orjson.JSONDecodeError, KeyError, TypeError):
-                raw = path.read_bytes()
-                data = orjson.loads(raw)
-                if isinstance(data, dict) and data.get("format") == FORMAT:
-                    st._loaded((path.parent.name, path.stem), SessionState.from_json(data), raw)
+        for key, parts in sessions.items():
+            st._saved.add(key)
+            if ("", "") in parts:
+                state = decode_parts(parts)
+                st.sessions[key], st._raw[key], st._decoded[key] = SessionBrief.of(state), parts, state
         return st
-
-    def _load_pack(self) -> None:
-        try:
-            items = orjson.loads((self.dir / PACK).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return
-        for data in items if isinstance(items, list) else []:
-            with suppress(KeyError, TypeError):
-                if isinstance(data, dict) and data.get("format") == FORMAT:
-                    key = (data["project"], data["id"])
-                    # (orjson gives back the bytes it wrote: the skip of identical writes holds)
-                    self._loaded(key, SessionState.from_json(data), _encoded(data))
-                    self._packed.add(key)
-
-    def _loaded(self, key: tuple[str, str], state: SessionState, raw: bytes) -> None:
-        self.sessions[key], self._raw[key], self._decoded[key] = SessionBrief.of(state), raw, state
-        self._on_disk.add(key)
 
     def session(self, key: tuple[str, str]) -> SessionState | None:
         """The whole saved state of a session (None: none), decoded from its JSON: a new object
         each time (but the one load decoded, the first time), the caller's to change and ``put``."""
         state = self._decoded.pop(key, None)
         if state is None and key in self._raw:
-            state = SessionState.from_json(orjson.loads(self._raw[key]))
+            state = decode_parts(self._raw[key])
         return state
 
     def done_planning(self) -> None:
@@ -335,19 +362,23 @@ class State:
         self._decoded.clear()
 
     def put(self, packed: PackedState) -> None:
-        """A session's new state; written by the next save unless its JSON is the one on disk."""
+        """A session's new state; the next save writes the parts whose JSON changed."""
         key = (packed.brief.project, packed.brief.id)
         self.sessions[key] = packed.brief
         self._decoded.pop(key, None)
-        if self._raw.get(key) != packed.raw:
-            self._raw[key] = packed.raw
-            self._dirty.add(key)
+        before = self._raw.get(key, {})
+        changed = {p for p, raw in packed.parts.items() if before.get(p) != raw}
+        if changed:
+            self._dirty.setdefault(key, set()).update(changed)
+        gone = set(before) - set(packed.parts)
+        if gone:
+            self._removed.setdefault(key, set()).update(gone)
+        self._raw[key] = packed.parts
 
     def drop(self, key: tuple[str, str]) -> None:
-        """A session that is gone: its file, its entry in the pack and its closed turns go at the save."""
-        for held in (self.sessions, self._raw, self._decoded):
+        """A session that is gone: its rows and its closed turns go at the save."""
+        for held in (self.sessions, self._raw, self._decoded, self._dirty, self._removed):
             held.pop(key, None)
-        self._dirty.discard(key)
 
     def compatible(self, opts, fingerprint: str) -> bool:
         """False when everything must be rebuilt (no state, other version, code or options)."""
@@ -364,49 +395,25 @@ class State:
         if self.redo:  # absent when there is nothing to redo: a clean state's bytes are unchanged
             self.head["redo"] = sorted(list(k) for k in self.redo)
 
-    def _session_path(self, key: tuple[str, str]) -> Path:
-        return self.dir / "sessions" / key[0] / f"{key[1]}.json"
-
-    def save(self, full: bool = False) -> None:
-        """Write the session files that changed, drop those of vanished sessions, then the head
-        (last: a crash in between leaves an older head, which only costs a rebuild). ``full``:
-        every session was rendered again (a full build): from PACK_MIN sessions, one pack file."""
-        if full and len(self.sessions) >= PACK_MIN:
-            self._write_pack()
-        for key in sorted(self._dirty):
-            atomic_write(self._session_path(key), self._raw[key])
-            self._dirty.discard(key)
-            self._on_disk.add(key)
-        gone = [k for k in self._on_disk if k not in self.sessions]
-        for key in gone:
-            with suppress(OSError):
-                self._session_path(key).unlink()
-            with suppress(OSError):
-                self._session_path(key).parent.rmdir()
-            self._drop_turns(key)
-            self._on_disk.discard(key)
-        if self._packed.intersection(gone):  # (it would come back from the pack)
-            self._write_pack()
-        raw = orjson.dumps(self.head, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-        if raw != self._saved_head:
-            atomic_write(self.dir / "state.json", raw)
-            self._saved_head = raw
-
-    def _drop_turns(self, key: tuple[str, str]) -> None:
-        """The closed turns of a session that is gone (site.turnfile)."""
-        shutil.rmtree(self.dir.parent / turns_state_dir(*key), ignore_errors=True)
-
-    def _write_pack(self) -> None:
-        """Every session's state into the pack, streamed from the JSON kept; the session files it
-        replaces go (after it, so a crash in between leaves states that are all there, some older:
-        the head, written last, is then older too, and the next build is a full one again)."""
-        with atomic_file(self.dir / PACK) as fh:
-            fh.write(b"[")
-            for i, key in enumerate(self.sessions):
-                if i:
-                    fh.write(b",")
-                fh.write(self._raw[key])
-            fh.write(b"]")
-        shutil.rmtree(self.dir / "sessions", ignore_errors=True)
-        self._on_disk, self._packed = set(self.sessions), set(self.sessions)
+    def save(self) -> None:
+        """Write the parts that changed, drop the rows of vanished sessions, and the head, in one
+        transaction (a crash or a full disk leaves the state before it)."""
+        from ccreport.site import statedb
+        versions = {name: version for name, (_, version) in SLICES.items()}
+        changed = [(k[0], k[1], tid, f, versions.get(f, 0) if f else 0, self._raw[k][(tid, f)])
+                   for k, parts in sorted(self._dirty.items()) for tid, f in sorted(parts) if (tid, f) in self._raw[k]]
+        removed = [(k[0], k[1], tid, f) for k, parts in self._removed.items() for tid, f in parts
+                   if (tid, f) not in self._raw.get(k, {})]
+        gone = [k for k in self._saved if k not in self.sessions]
+        raw = orjson.dumps(self.head, option=orjson.OPT_SORT_KEYS)
+        if not changed and not removed and not gone and raw == self._saved_head:
+            return
+        out = self.dir.parent
+        conn = statedb.connect(out)
+        statedb.write(conn, statedb.db_path(out), raw if raw != self._saved_head else None, changed, removed, gone)
+        if gone:  # (secure_delete zeroed their rows in the database; the log's older copies go too)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._saved = set(self.sessions)
         self._dirty.clear()
+        self._removed.clear()
+        self._saved_head = raw

@@ -13,23 +13,23 @@ from markupsafe import Markup
 
 from ccreport.fs import WriteError
 from ccreport.layout import FORK_POINT, LATEST, depth_root, page_name
-from ccreport.layout import reply_page, transcript_dir, transcript_slug
+from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.warmup import is_warmup
-from ccreport.model.messages import Builder, set_summary_title, title_of, typed_prompt_text
+from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import cut_words, session_title
-from ccreport.model.turns import Turns, changed_paths
+from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser, controls_free, show_controls
 from ccreport.render.message import RenderContext, message_html
 from ccreport.render.resources import env
-from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
 from ccreport.render.turns import continues_note, turn_line
 from ccreport.render.tools.base import extra_of, input_of
 from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
+from ccreport.site.features import by_kind, for_transcript, tapped
 from ccreport.site.agentpages import agent_name, back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
@@ -37,7 +37,6 @@ from ccreport.site.siblings import in_project
 from ccreport.site.state import TranscriptState, TranscriptSummary
 from ccreport.site.write import Writer
 from ccreport.source.home import Session, Transcript
-from ccreport.source.homefiles import prompt_key
 from ccreport.source.jsonl import Reader
 from ccreport.source.reading import open_transcript
 
@@ -77,6 +76,8 @@ class _Pages:
     rel: str  # the transcript's folder in the site
     builder: Builder  # its carry names the session (title) and its folder (cwd) as far as read
     turns: Turns  # the prompts so far (model.turns), fed each page's messages as it is written
+    features: list  # site.features: the slices of the state its read keeps
+    takes: dict  # message kind → the features that take it (site.features.by_kind)
 
 
 def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
@@ -97,15 +98,10 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.pages = [list(p) for p in resume.pages[:-1]]
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
-    state.run_refs = {k: v for k, v in resume.run_refs.items() if v[0] < no}
-    state.replies = {k: v for k, v in resume.replies.items() if v < no}
     state.agent_keys = list(resume.agent_keys)
-    state.team = orjson.loads(orjson.dumps(resume.team)) if resume.team else None  # (re-fed lines change nothing)
     state.turns = resume.turns  # Turns.resume keeps those before the mark
     state.turns_mark = resume.turns_mark
-    state.turns_file = resume.turns_file  # (the turns before state.turns: site.turnfile)
-    state.changed = list(resume.changed)  # (the last page's changes are found again: kept once)
-    state.typed = [x for x in resume.typed if x[0] < line]
+    state.closed_turns = resume.closed_turns  # (the turns before state.turns: site.closedturns)
     return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -122,23 +118,22 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     resume = _resumable(run, t, resume)
     state, (start_no, start_line, start_offset, carry) = _start(t, resume)
     state.summary.task = run.agent_titles.get(t.id) or run.agent_titles.get(t.tool_use_id or "")
-    if run.search is not None:
-        run.search.begin(t.id, start_no)
     s = run.session
     renders = run.render_cache.transcript((s.project.dir_name, s.id, t.id)) if run.render_cache is not None else None
     builder = Builder(carry)
     if t.kind == "main":  # (the carry of a resumed read may hold the title of an earlier build)
         set_summary_title(builder.carry, run.summary_title)
-    pages = _Pages(run, t, parent, state, set(state.agent_keys), renders,
-                   transcript_dir(s.project.dir_name, s.id, t.id), builder,
-                   Turns.resume(state.turns, state.turns_mark, (state.turns_file or {}).get("count", 0))
-                   if resume is not None else Turns())
+    rel = transcript_dir(s.project.dir_name, s.id, t.id)
+    features = for_transcript(run, t.kind, t.id, rel, ledger)
+    for f in features:
+        f.begin(resume, start_no, start_line)
+    pages = _Pages(run, t, parent, state, set(state.agent_keys), renders, rel, builder,
+                   Turns.resume(state.turns, state.turns_mark, (state.closed_turns or {}).get("count", 0))
+                   if resume is not None else Turns(), features, by_kind(features))
     try:
         with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
-            entries = ledger.tap(_with_unfinished_tail(reader))
-            if run.before_edits is not None:
-                entries = run.before_edits.tap(entries)
+            entries = tapped(_with_unfinished_tail(reader), features)
             last = _write_pages(pages, paginate(entries, builder, run.opts.page_size, start_no, start_line, start_offset),
                                 reader)
             state.summary.lines = reader.line - 1 + (1 if reader.pending else 0)
@@ -156,8 +151,9 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
-    if run.search is not None:
-        state.search = run.search.end(t.id)
+    for f in features:
+        for name, value in f.end().items():
+            setattr(state, name, value)
     return state, ledger
 
 
@@ -194,8 +190,6 @@ def _note_calls(pages: _Pages, page: Page, m) -> None:
         slug = transcript_slug(pages.t.id)
         where = (f"{slug}/" if slug else "") + f"{page_name(no)}#L{call.line}"
         rid = run_id_of(call) if call.name == "Workflow" else None
-        if rid is not None and rid not in pages.state.run_refs:  # its card shows the run's files (site/plan.py)
-            pages.state.run_refs[rid] = [no, pages.run.workflow_runs.get(rid)]
         if call.name in ("Task", "Agent"):
             _note_title(pages.run.agent_titles, call, aid)
         if pages.t.kind != "main":
@@ -260,8 +254,6 @@ def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, di
     open_turn = pages.turns.turns[-1] if pages.turns.turns else None
     pages.state.turns_mark = pages.turns.mark()
     parts = pages.turns.feed_page(page.messages, page.no)
-    if pages.t.kind == "agent":  # a sub-agent's changes, for the outline row of the prompt that started it
-        changed_paths(page.messages, pages.state.changed)
     after = {turn.line: (turn, figs) for turn, figs in parts if turn is not None and turn.page == page.no}
     items = []
     continued = parts[0] if parts and open_turn is not None and parts[0][0] is open_turn else None
@@ -284,14 +276,13 @@ def _page_item(pages: _Pages, page: Page, ctx: RenderContext, m, after: dict, it
         turn, figs = after[m.line]
         items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
     _note_calls(pages, page, m)
-    _note_team(pages, m)
-    if m.kind == "user" and pages.t.kind == "main" and isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
-        pages.state.typed.append([m.line, prompt_key(typed)])  # history.jsonl is matched on these
+    for f in pages.takes.get(m.kind, ()):
+        f.message(page, m)
 
 
 def write_page(pages: _Pages, page: Page, pending: int) -> str:
-    """Render and write one page; returns the sha256 of its HTML. Its messages go to the session's
-    search index (``run.search``); with a render cache, a written page also leaves its fragment
+    """Render and write one page; returns the sha256 of its HTML. The page goes to the transcript's
+    features (site.features: the search index among them); with a render cache, a written page also leaves its fragment
     (only the new or changed messages) there for live pages."""
     run = pages.run
     lines = {no for m in page.messages for no in m.lines}
@@ -300,7 +291,6 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
                         fork_point=FORK_POINT if _fork_parent_known(run.session, page) else None,
                         cwd=pages.builder.carry.get("cwd"), **home_links(run, page))
     items, continues = _page_items(pages, page, ctx)
-    _write_reply_pages(pages, page)
     args = dict(_page_template_args(pages, page, lines, pending, _BODY), continues=continues)
     # The page's frame is rendered around a marker, its messages put in its place: as a template
     # value the body (most of the page's bytes) was copied twice more (Markup, then escape()).
@@ -315,8 +305,8 @@ def write_page(pages: _Pages, page: Page, pending: int) -> str:
     wrote = run.writer.write(page_rel, raw)
     if pages.renders is not None:
         _remember_page(pages, page_rel, dict(items), wrote, args)
-    if run.search is not None:
-        run.search.page(pages.t.id, page.no, page.messages)
+    for f in pages.features:
+        f.page(page)
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -327,26 +317,6 @@ def _page_bytes(page: Page, items: list, frame: tuple[str, str, str]) -> bytes:
     """The page's HTML as written and hashed (encoded once): the frame around its messages."""
     body = _fold_forked(page.messages, items) if page.messages else '<p class="dim">This transcript is empty.</p>'
     return "".join((frame[0], body, frame[2])).encode("utf-8")
-
-
-def _write_reply_pages(pages: _Pages, page: Page) -> None:
-    """The way from a SendMessage to its reply on a later page (layout.reply_page): written as
-    "no reply yet" when the call's page closes, then as a redirect by the reply's page."""
-    env_, out = env().get_template("redirect.html"), []
-    for m in page.messages:
-        for call in m.calls:
-            if call.name == "SendMessage" and call.reply_later:
-                to = (call.input.get("to") or call.input.get("recipient")) if isinstance(call.input, dict) else None
-                out.append((reply_page(call.id), dict(
-                    target=f"{page_name(page.no)}#L{call.line}", label="No reply yet", what="message sent",
-                    note=f"No reply from {to or 'this teammate'} is recorded after this message (yet).")))
-        info = m.reply_to
-        if info and isinstance(info.get("id"), str) and info.get("page") != page.no:
-            out.append((reply_page(info["id"]), dict(target=f"{page_name(page.no)}#L{m.line}", label="Reply",
-                                                      what=f"reply from {info.get('to') or 'the teammate'}")))
-    for name, args in out:
-        pages.run.writer.write(f"{pages.rel}/{name}", env_.render(**args))
-        pages.state.replies[name] = page.no
 
 
 def _fork_parent_known(s: Session, page: Page) -> bool:
@@ -380,24 +350,6 @@ def _forked_fold(parts: list[str]) -> str:
     n = len(parts)
     return (f'<details class="forked"><summary>{n} message{"s" if n != 1 else ""} copied from the parent session '
             f"(before the fork)</summary>\n" + "\n".join(parts) + "\n</details>")
-
-
-def _note_team(pages: _Pages, m) -> None:
-    """What the message says of the transcript's team: its teamName, a teammate's colour, the calls."""
-    if m.entry is None or m.forked or (m.kind not in ("user", "assistant")):
-        return
-    facts = TeamFacts(pages.state.team)
-    if isinstance(m.entry.get("teamName"), str):
-        facts.entry(m.entry)
-    for btype, payload in m.blocks:
-        if btype == "text" and isinstance(payload, str) and has_teammate_message(payload):
-            for tm in teammate_messages(payload):
-                facts.message(tm)
-        elif btype == "tool_use":
-            r = payload.result
-            facts.call(payload.name, payload.input, r.extra if r is not None else None)
-    if facts.data != {"teams": [], "members": {}, "tasks": {}}:
-        pages.state.team = facts.data
 
 
 def home_links(run: SessionRun, page: Page) -> dict:

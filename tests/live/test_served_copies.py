@@ -120,7 +120,7 @@ def test_every_kind_of_answer_carries_csp_and_no_framing(served):
 
 
 DOT_TARGETS = [
-    "/.ccreport/state.json", "/.ccreport/sessions.json", "/.ccreport/lock", "/.ccreport/", "/.ccreport",
+    "/.ccreport/state.json", "/.ccreport/sessions.json", "/.ccreport/ccreport.sqlite", "/.ccreport/lock", "/.ccreport/", "/.ccreport",
     "/%2eccreport/state.json", "/%2Eccreport/state.json", "/%2e%63%63report/state.json", "/p/..%2f.ccreport/state.json",
     "/%2f.ccreport/state.json", "/p/%2F..%2F.ccreport%2Fstate.json", "/.%63creport/state.json",
     "/./.ccreport/state.json", "//.ccreport/state.json", "/p/../.ccreport/state.json", "/assets/../.ccreport/lock",
@@ -131,7 +131,7 @@ DOT_TARGETS = [
 
 @pytest.mark.parametrize("target", DOT_TARGETS)
 def test_no_dot_file_or_folder_is_served(served, target):
-    assert (served.site / ".ccreport" / "state.json").is_file()
+    assert (served.site / ".ccreport" / "ccreport.sqlite").is_file()
     status, hdrs, body = raw(served, target)
     assert status in (400, 404), (target, status)
     assert b'"format"' not in body and b"hidden" not in body and b"pid" not in body

@@ -19,7 +19,7 @@ import pytest
 
 from ccreport.site.build import Options
 from ccreport.live.follow import Follower
-from incrhelp import PROJECT, SDIR, SID, append, lines_of, main_file
+from incrhelp import PROJECT, SDIR, SID, append, lines_of, main_file, state_saved
 from util import make_home, page_text, user, write_jsonl
 
 WAIT = 60.0  # seconds: an upper bound for a busy CI machine, not a speed target
@@ -168,8 +168,7 @@ def test_watch_command_survives_delete_and_rotation_and_stops_on_sigterm(home, t
                              "--page-size", "5"], stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
-        state = out / ".ccreport" / "state.json"
-        wait_for(state.exists, "the first build")
+        wait_for(lambda: state_saved(out), "the first build")
         time.sleep(0.5)
         agent.unlink()  # kept by the archive (issue 14): its pages stay, checked once the builds below ran
         # Rotation: a new file under the old name (other inode, other content).
@@ -200,7 +199,7 @@ def test_stop_requested_during_catch_up_leaves_no_partial_state(home, tmp_path):
     follower.stop.set()
     follower.run()
     assert follower.builds == 0
-    assert not (out / ".ccreport" / "state.json").exists()
+    assert not state_saved(out)
     assert [p for p in out.rglob("*.tmp")] == []
 
 

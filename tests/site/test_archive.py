@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from ccreport.site.build import Options, build
 from ccreport.site.searchindex import read_units
 from ccreport.source.store import Store
+from incrhelp import change_head
 from util import CORPUS, SAMPLE_HOME, page_text
 
 _MARKS = [re.compile(rb'<p class="kept-mark".*?</p>\n?', re.S), re.compile(rb'<div class="kept-mark small">.*?</div>', re.S),
@@ -45,10 +46,7 @@ def _run(*args) -> tuple[int, str, str]:
 
 def _forced_full(out: Path) -> None:
     """A new renderer: another code fingerprint in the saved head (as a ccreport upgrade would)."""
-    head = out / ".ccreport" / "state.json"
-    data = orjson.loads(head.read_bytes())
-    data["fingerprint"] = "another renderer"
-    head.write_bytes(orjson.dumps(data))
+    change_head(out, fingerprint="another renderer")
 
 
 def _compare(out: Path, cold: Path) -> None:

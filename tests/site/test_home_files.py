@@ -14,6 +14,7 @@ import pytest
 from ccreport.site.build import Follow, build
 from ccreport.site.options import Options
 from ccreport.site.state import State
+from incrhelp import change_head
 from util import SAMPLE_HOME, page_text
 
 ALICE = "4ebd3ba9-3ae8-58e0-b978-920a51c240d3"
@@ -82,8 +83,7 @@ def test_shown_after_the_home_files_are_deleted(home, tmp_path):
     res = build(home, out, Options(jobs=1))  # an incremental build: nothing moves
     assert res.errors == [] and res.written == [] and res.deleted == []
     # A new renderer: every page rendered again, home files read back from the store.
-    head = out / ".ccreport" / "state.json"
-    head.write_bytes(orjson.dumps(dict(orjson.loads(head.read_bytes()), fingerprint="another renderer")))
+    change_head(out, fingerprint="another renderer")
     shutil.rmtree(out / "plans")
     shutil.rmtree(out / ALICE_DIR / "file-history")
     for p in out.rglob("page-*.html"):

@@ -7,6 +7,7 @@ the site with a cold build of the same input in a fresh folder.
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 import random
 import shutil
@@ -360,15 +361,20 @@ def test_agent_meta_change_rebuilds_the_agent(home, tmp_path, opts):
 def test_state_file_is_versioned(home, tmp_path, opts):
     out = tmp_path / "site"
     build(home, out, opts)
-    head = json.loads((out / ".ccreport" / "state.json").read_text())
+    db = sqlite3.connect(out / ".ccreport" / "ccreport.sqlite")
+    head = json.loads(db.execute("SELECT raw FROM state_head").fetchone()[0])
     assert head["format"] == S.FORMAT and head["options"] == {"page_size": 5} and head["fingerprint"]
-    sess = json.loads((out / ".ccreport" / "sessions" / PROJECT / f"{SID}.json").read_text())
-    t = sess["transcripts"]["main"]
+    parts = {(tid, f): json.loads(raw) for tid, f, raw in db.execute(
+        "SELECT transcript, feature, raw FROM state_parts WHERE project = ? AND session = ?", (PROJECT, SID))}
+    t = parts[("main", "")]
     assert t["summary"]["size"] == main_file(home).stat().st_size and t["offset"] == t["summary"]["size"]
     assert [p[0] for p in t["pages"]] == [1, 2, 3, 4, 5] and set(t["hashes"]) == {"1", "2", "3", "4", "5"}
     assert t["carry_last"]["messages"] == 20 and t["summary"]["lines"] == 24
+    assert {f for tid, f in parts if tid == "main"} == {""} | set(S.SLICES)  # each feature's slice its own row
     # A corrupt state only costs a rebuild.
-    (out / ".ccreport" / "state.json").write_text("{not json")
+    with db:
+        db.execute("UPDATE state_head SET raw = ?", (b"{not json",))
+    db.close()
     res = build(home, out, opts)
     assert res.errors == [] and res.written == []
 

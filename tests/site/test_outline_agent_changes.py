@@ -64,10 +64,10 @@ def test_corpus_session_counts_its_sub_agents_files(corpus_site):
 def test_a_closed_part_page_lists_its_sub_agents_changes_too(tmp_path, monkeypatch):
     """A session of more than PART prompts lists its full blocks on part pages (site.outlineparts):
     their rows list the sub-agents' changes as the session page does. PART is made 2 here."""
-    from ccreport.site import turnfile
+    from ccreport.site import closedturns
     from ccreport.site.build import Options, build
 
-    monkeypatch.setattr(turnfile, "PART", 2)
+    monkeypatch.setattr(closedturns, "PART", 2)
     kw = {"sid": SID, "cwd": "/w/app"}
     later = [line for k in range(2, 7) for line in (
         user(f"u{k}", f"prompt {k}", parent="a2" if k == 2 else f"b{k - 1}", **kw),

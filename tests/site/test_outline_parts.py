@@ -1,16 +1,18 @@
-"""The outline's closed parts (site.outlineparts) and the closed turns' file beside the state
-(site.turnfile): a session of more than PART prompts lists its full blocks of prompts on part pages,
+"""The outline's closed parts (site.outlineparts) and the closed turns' rows beside the state
+(site.closedturns): a session of more than PART prompts lists its full blocks of prompts on part pages,
 its page only the rest; an append neither reads nor writes the closed turns; a build that failed
 or crashed half-way leaves nothing that reads back wrong. PART is made 3 here."""
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
 
 import pytest
 
-from ccreport.layout import outline_part, turns_state
-from ccreport.site import turnfile
+from ccreport.layout import outline_part
+from ccreport.site import closedturns
 from ccreport.site.build import Options, build
 from ccreport.site.state import State
 from incrhelp import PROJECT, SDIR, SID, append, assert_same_as_cold, lines_of, main_file, rel_written
@@ -21,7 +23,7 @@ PART = 3
 
 @pytest.fixture(autouse=True)
 def small_parts(monkeypatch):
-    monkeypatch.setattr(turnfile, "PART", PART)
+    monkeypatch.setattr(closedturns, "PART", PART)
 
 
 @pytest.fixture
@@ -33,15 +35,33 @@ def _main(out):
     return State.load(out).session((PROJECT, SID)).transcripts["main"]
 
 
-def _side(out):
-    return out / turns_state(PROJECT, SID, "main")
+def _db(out):
+    return sqlite3.connect(out / ".ccreport" / "ccreport.sqlite", isolation_level=None)
+
+
+def _rows(out) -> dict[int, bytes]:
+    """The main transcript's rows of closed turns: block → its JSON."""
+    db = _db(out)
+    try:
+        return dict(db.execute("SELECT block, raw FROM turns WHERE project = ? AND session = ? AND transcript = 'main'",
+                               (PROJECT, SID)))
+    finally:
+        db.close()
+
+
+def _change(out, sql: str, *args) -> None:
+    db = _db(out)
+    try:
+        db.execute(sql, args)
+    finally:
+        db.close()
 
 
 def test_parts_close_as_the_session_grows_and_match_a_cold_build(tmp_path, opts):
     home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(2)}})
     out = tmp_path / "site"
     build(home, out, opts)
-    assert _main(out).turns_file is None and not (out / SDIR / outline_part(1)).exists()
+    assert _main(out).closed_turns is None and not (out / SDIR / outline_part(1)).exists()
     n = 2
     for step in (1, 3, 2, 5, 1):
         append(main_file(home), lines_of(step, n))
@@ -50,14 +70,14 @@ def test_parts_close_as_the_session_grows_and_match_a_cold_build(tmp_path, opts)
         assert res.errors == []
         st = _main(out)
         closed = (st.turns_mark["count"] - 1) // PART * PART
-        assert (st.turns_file or {}).get("count", 0) == closed
+        assert (st.closed_turns or {}).get("count", 0) == closed
         # the state keeps only the turns after the file's: the open one and those after it
         assert [t["no"] for t in st.turns] == list(range(closed + 1, n + 1))
         assert sorted(p.name for p in (out / SDIR).glob("prompts-*.html")) == [outline_part(k) for k in range(1, closed // PART + 1)]
         assert_same_as_cold(home, out, tmp_path, opts)
     index = (out / SDIR / "index.html").read_text()
     assert f'Prompts <span class="dim">({n})</span>' in index
-    base = _main(out).turns_file["count"]
+    base = _main(out).closed_turns["count"]
     assert f'<ol class="turns" start="{base + 1}">' in index
     assert [f"prompts-{k:04d}.html" for k in range(1, base // PART + 1)] == re.findall(r'href="(prompts-\d+\.html)"', index)
     listed = re.search(r'<section class="outline".*?</section>', index, re.S).group(0)
@@ -75,44 +95,43 @@ def test_an_append_writes_the_closed_parts_only_when_they_close(tmp_path, opts):
     build(home, out, opts)
     closes = 0
     for n in range(8, 16):
-        parts, before = _main(out).turns_file["count"] // PART, _side(out).read_bytes()
+        parts, before = _main(out).closed_turns["count"] // PART, _rows(out)
         append(main_file(home), lines_of(1, n))
         res = build(home, out, opts)
-        now = _main(out).turns_file["count"] // PART
+        now = _main(out).closed_turns["count"] // PART
         assert [r for r in rel_written(res, out) if "/prompts-" in r] == [f"{SDIR}/{outline_part(k)}" for k in range(parts + 1, now + 1)]
-        after = _side(out).read_bytes()
-        assert after == before if now == parts else after.startswith(before) and len(after) > len(before)
+        after = _rows(out)
+        assert after == before if now == parts else sorted(after) == list(range(1, now + 1)) and \
+            all(after[k] == before[k] for k in before)
         closes += now > parts
     assert closes >= 2
 
 
-def test_a_torn_tail_left_by_a_crash_is_cut_off(tmp_path, opts):
+def test_a_block_left_by_a_crash_is_written_over(tmp_path, opts):
     home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
     out = tmp_path / "site"
     build(home, out, opts)
-    with open(_side(out), "ab") as fh:  # a block half appended by a build whose state was never saved
-        fh.write(b'{"no": 7, "line": 13, "pa')
+    # a block added by a build whose state was never saved
+    _change(out, "INSERT INTO turns VALUES (?, ?, 'main', 3, ?)", PROJECT, SID, b'[{"no": 7, "pa')
     append(main_file(home), lines_of(1, 8))
     assert build(home, out, opts).errors == []
     assert_same_as_cold(home, out, tmp_path, opts)
-    append(main_file(home), lines_of(3, 9))  # the next block goes after the vouched bytes
+    append(main_file(home), lines_of(3, 9))  # the next block goes in its place
     assert build(home, out, opts).errors == []
-    assert b'"pa{' not in _side(out).read_bytes()
+    assert [t["no"] for t in json.loads(_rows(out)[3])] == [7, 8, 9]
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
-@pytest.mark.parametrize("damage", ["delete", "truncate"])
-def test_a_lost_turns_file_renders_the_transcript_whole(tmp_path, opts, damage):
-    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
+@pytest.mark.parametrize("damage", ["all", "one"])
+def test_a_lost_closed_turns_renders_the_transcript_whole(tmp_path, opts, damage):
+    home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
     out = tmp_path / "site"
     build(home, out, opts)
-    if damage == "delete":
-        _side(out).unlink()
-    else:
-        _side(out).write_bytes(_side(out).read_bytes()[:-5])
-    append(main_file(home), lines_of(1, 8))
+    assert sorted(_rows(out)) == [1, 2, 3]
+    _change(out, "DELETE FROM turns" + (" WHERE block = 2" if damage == "one" else ""))
+    append(main_file(home), lines_of(1, 12))
     res = build(home, out, opts)
-    assert res.errors == [] and len(_side(out).read_bytes()) == _main(out).turns_file["bytes"]  # read from line 1, written anew
+    assert res.errors == [] and sorted(_rows(out)) == [1, 2, 3]  # read from line 1, written anew
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
@@ -141,32 +160,31 @@ def test_a_shorter_rewritten_session_drops_its_extra_parts(tmp_path, opts):
     assert_same_as_cold(home, out, tmp_path, opts)
 
 
-def test_a_pruned_session_takes_its_parts_and_turns_file(tmp_path, opts):
+def test_a_pruned_session_takes_its_parts_and_closed_turns(tmp_path, opts):
     home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(8)}})
     out = tmp_path / "site"
     build(home, out, opts)
-    assert (out / SDIR / outline_part(1)).exists() and _side(out).exists()
+    assert (out / SDIR / outline_part(1)).exists() and _rows(out)
     main_file(home).unlink()
     res = build(home, out, Options(page_size=4, jobs=1, prune_missing=True))
     assert res.errors == []
-    assert not (out / SDIR).exists() and not _side(out).parent.exists()
+    assert not (out / SDIR).exists() and _rows(out) == {}
 
 
-def test_blocks_read_only_the_wanted_ones_and_check_the_file_first(tmp_path, opts):
+def test_blocks_read_only_the_wanted_ones_and_check_the_rows_first(tmp_path, opts):
     home = make_home(tmp_path / "home", {PROJECT: {f"{SID}.jsonl": lines_of(12)}})
     out = tmp_path / "site"
     build(home, out, opts)
     st = _main(out)
-    assert st.turns_file["count"] == 3 * PART
-    got = list(turnfile.blocks(out, PROJECT, SID, "main", st, {1, 3}))
+    assert st.closed_turns["count"] == 3 * PART
+    got = list(closedturns.blocks(out, PROJECT, SID, "main", st, {1, 3}))
     assert [no for no, _ in got] == [1, 3]
     assert [[t["no"] for t in block] for _, block in got] == [[1, 2, 3], [7, 8, 9]]
-    assert list(turnfile.blocks(out, PROJECT, SID, "main", st, set())) == []
-    # a file holding fewer turns in the bytes the state vouches for: nothing is given
-    raw = _side(out).read_bytes()
-    _side(out).write_bytes(raw.replace(b"\n", b" ", 1))
-    with pytest.raises(ValueError, match="8 closed turns where the state counts 9"):
-        next(turnfile.blocks(out, PROJECT, SID, "main", st, {2}))
+    assert list(closedturns.blocks(out, PROJECT, SID, "main", st, set())) == []
+    # rows missing a block the state vouches for: nothing is given
+    _change(out, "DELETE FROM turns WHERE block = 2")
+    with pytest.raises(ValueError, match="fewer closed turns than the state counts"):
+        next(closedturns.blocks(out, PROJECT, SID, "main", st, {2}))
 
 
 def test_the_part_pages_leave_the_row_cache_alone(tmp_path, opts, monkeypatch):
@@ -176,6 +194,6 @@ def test_the_part_pages_leave_the_row_cache_alone(tmp_path, opts, monkeypatch):
     out = tmp_path / "site"
     assert build(home, out, opts).errors == []
     st = _main(out)
-    assert st.turns_file["count"] == 3 * PART and (out / SDIR / outline_part(3)).exists()
+    assert st.closed_turns["count"] == 3 * PART and (out / SDIR / outline_part(3)).exists()
     assert len(outline._ROWS) == len(st.turns)  # the session page's rows only
     assert all(isinstance(k, bytes) and len(k) == 16 for k in outline._ROWS)  # digests, not the turns' JSON
