@@ -10,6 +10,7 @@ would report, so every step is deterministic.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,15 @@ def files_of(out: Path) -> dict[str, tuple[int, int]]:
             for p in out.rglob("*") if p.is_file()}
 
 
+def state_rows(out) -> dict:
+    """(project, session, transcript, feature) → the bytes of that part of the site's state."""
+    conn = sqlite3.connect(out / ".ccreport" / "ccreport.sqlite")
+    try:
+        return {tuple(r[:4]): r[4] for r in conn.execute("SELECT project, session, transcript, feature, raw FROM state_parts")}
+    finally:
+        conn.close()
+
+
 def counting(monkeypatch, module, name: str) -> list:
     calls = []
     real = getattr(module, name)
@@ -73,7 +83,7 @@ def test_an_append_takes_the_fast_path_and_writes_only_what_changed(home, tmp_pa
     # open and merge the archive, add the saved sessions, read the home files.
     slow = [counting(monkeypatch, FOLLOW, "discover"), counting(monkeypatch, FOLLOW, "rescan"),
             counting(monkeypatch, BUILD, "keep_sources"), counting(monkeypatch, GROWN, "load")]
-    before = files_of(out)
+    before, rows_before = files_of(out), state_rows(out)
     append(main_file(home), [user("w1", "an appended prompt", ts="2025-06-01T11:00:00.000Z")])
     f.update({(Change.modified, str(main_file(home)))}, None)
     assert slow == [[], [], [], []]
@@ -83,8 +93,11 @@ def test_an_append_takes_the_fast_path_and_writes_only_what_changed(home, tmp_pa
     assert not [k for k in changed if OTHER in k]
     pages = {k for k in changed if not k.startswith((".ccreport/", "search/"))}
     assert pages == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html"}
-    state = {k for k in changed if k.startswith(".ccreport/") and "/store/" not in f"/{k}"}
-    assert state == {".ccreport/state.json", f".ccreport/sessions/{PROJECT}/{SID}.json"}
+    # The site's database (state and store): only the grown session's state rows are rewritten.
+    assert {k for k in changed if k.startswith(".ccreport/")} <= {".ccreport/ccreport.sqlite", ".ccreport/ccreport.sqlite-wal"}
+    rows_after = state_rows(out)
+    rewritten = {k for k in rows_after.keys() | rows_before.keys() if rows_before.get(k) != rows_after.get(k)}
+    assert rewritten and {(project, session) for project, session, _, _ in rewritten} == {(PROJECT, SID)}
     assert "an appended prompt" in page_text(out / SDIR / "page-0005.html")
     assert f.results[-1].errors == []
     assert_same_as_cold(home, out, tmp_path, opts)
