@@ -4,10 +4,11 @@ written with content-hashed names (a changed stylesheet gets a new URL, so no st
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 import ccreport
@@ -30,6 +31,36 @@ def assets_dir() -> Path:
     return _find("assets")
 
 
+class _CompiledTemplates(FileSystemBytecodeCache):
+    """jinja's cache of compiled templates between processes, as Python keeps compiled modules:
+    compiling them cost every build process ~70 ms (a tenth of the real corpus's build, paid again
+    by each worker). Its default folder (``_jinja2-cache-<uid>`` in the temporary folder) is made
+    private to the user and refused otherwise; an entry is used only when its template's source and
+    the Python version match. The cache is a help, never a failure: an entry that cannot be read or
+    written means the template is compiled, as without it."""
+
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # (a torn or foreign file: pickle/marshal errors)
+            bucket.reset()
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:  # (a full or read-only temporary folder)
+            pass
+
+
+def _compiled_templates() -> FileSystemBytecodeCache | None:
+    if os.environ.get("CCREPORT_TEMPLATE_CACHE", "").lower() == "off":
+        return None
+    try:
+        return _CompiledTemplates()
+    except (OSError, RuntimeError):  # no private folder to be had: each process compiles
+        return None
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
     """One compiled template environment per process."""
@@ -39,7 +70,8 @@ def env() -> Environment:
     # auto_reload off: templates are part of the code (its fingerprint), so none is looked at on
     # disk again; with it on, every page render stat()ed each template it extends or includes.
     e = Environment(loader=FileSystemLoader(str(_find("templates"))), autoescape=True, auto_reload=False,
-                    undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown)
+                    undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, finalize=shown,
+                    bytecode_cache=_compiled_templates())
     e.filters["counted"] = counted  # {{ n|counted("session") }}: "1 session", "3 sessions"
     return e
 
