@@ -127,6 +127,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
         run.state.head["prompts_only"] = sorted(map(list, run.prompts_only))
     try:
         run.state.save()
+        if not run.fast:  # (an append's log stays: SQLite folds it in every 1,000 pages)
+            run.state.fold_log()
     except OSError as exc:
         run.res.errors.append(f"cannot save the incremental state in {run.state.dir}: {exc.strerror or exc}")
     sweep.end(out)

@@ -33,6 +33,7 @@ import orjson
 
 from ccreport import __version__
 from ccreport.layout import STATE_DIR
+from ccreport.source import database
 
 # 14: search documents in files shared by units (a site of 13 has one file per transcript);
 # 13: in the database, in parts (site.statedb); the closed turns as rows (TranscriptState.closed_turns);
@@ -395,6 +396,11 @@ class State:
         if self.redo:  # absent when there is nothing to redo: a clean state's bytes are unchanged
             self.head["redo"] = sorted(list(k) for k in self.redo)
 
+    def fold_log(self) -> None:
+        """The database's log folded into it (the end of a build that is not an append's)."""
+        from ccreport.site import statedb
+        database.checkpoint(statedb.connect(self.dir.parent))
+
     def save(self) -> None:
         """Write the parts that changed, drop the rows of vanished sessions, and the head, in one
         transaction (a crash or a full disk leaves the state before it)."""
@@ -412,7 +418,7 @@ class State:
         conn = statedb.connect(out)
         statedb.write(conn, statedb.db_path(out), raw if raw != self._saved_head else None, changed, removed, gone)
         if gone:  # (secure_delete zeroed their rows in the database; the log's older copies go too)
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            database.checkpoint(conn)
         self._saved = set(self.sessions)
         self._dirty.clear()
         self._removed.clear()

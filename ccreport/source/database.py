@@ -127,6 +127,12 @@ def _transaction(conn: sqlite3.Connection, path: Path | None):
         raise
 
 
+def checkpoint(conn: sqlite3.Connection) -> None:
+    """Fold the write-ahead log into the database and empty it (the end of a build: a built site
+    keeps no log of its last writes beside the database)."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def vacuum(conn: sqlite3.Connection) -> None:
     """Rewrite the database without its free pages and fold the WAL into it, so that no byte of
     deleted rows is left anywhere in the folder (``forget``, ``--prune-missing``)."""
