@@ -63,10 +63,11 @@ def assert_same_as_cold(home: Path, out: Path, tmp_path: Path, opts: Options) ->
     assert [k for k in a if a[k] != b[k]] == [], [k for k in a if a[k] != b[k]]
     # The state is the cold build's too (so the next run behaves the same either way), but for
     # the output folders' own mtimes: the head, and every session as it loads back.
-    assert State.load(out).head == State.load(cold).head
+    ha, hb = State.load(out).head, State.load(cold).head
+    assert ha == hb, {k: (ha.get(k), hb.get(k)) for k in ha.keys() | hb.keys() if ha.get(k) != hb.get(k)}
     sa, sb = _sessions(out), _sessions(cold)
     assert sorted(sa) == sorted(sb)
-    assert [k for k in sa if sa[k] != sb[k]] == []
+    assert [k for k in sa if sa[k] != sb[k]] == [], _first_difference(sa, sb)
     assert _closed_turns(out) == _closed_turns(cold)
 
 
@@ -124,3 +125,14 @@ def state_saved(out: Path) -> bool:
         return False
     finally:
         db.close()
+
+
+def _first_difference(sa: dict, sb: dict) -> str:
+    """Where the first session whose state is not the cold build's differs (for the message)."""
+    def walk(a, b, path):
+        if isinstance(a, dict) and isinstance(b, dict):
+            for f in sorted(a.keys() | b.keys(), key=str):
+                if a.get(f) != b.get(f):
+                    return walk(a.get(f), b.get(f), f"{path}.{f}")
+        return f"{path}: {a!r:.300} != {b!r:.300}"
+    return next((walk(sa[k], sb[k], str(k)) for k in sa if sa[k] != sb[k]), "")

@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS store_sessions (key TEXT PRIMARY KEY, record BLOB NOT
 CREATE TABLE IF NOT EXISTS store_dirs (folder TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 """
 WAL_LIMIT = 64 << 20  # bytes the WAL file is cut back to after a checkpoint
-_ready: set = set()  # (database path, pid) whose tables this process made sure of
+_ready: dict = {}  # database path → the connection whose tables were made sure of (a new one after close or fork)
 
 
 class StoreFull(OSError):
@@ -88,7 +88,7 @@ def connect(root: Path):
     """This process's connection to the database of the store folder ``root``, its tables made."""
     path = Path(root) / database.NAME
     conn = database.connect(path)
-    if (str(path), os.getpid()) not in _ready:
+    if _ready.get(str(path)) is not conn:
         # A big file is copied in one transaction, which the WAL holds whole until a checkpoint: without
         # a limit the -wal file would stay that large (~115 MB for a 500 MB session) while the
         # connection lives (serve --watch).
@@ -98,7 +98,7 @@ def connect(root: Path):
                 for statement in _TABLES.split(";")[:-1]:  # (executescript would commit first)
                     conn.execute(statement)
                 database.set_schema_version(conn, "store", SCHEMA)
-        _ready.add((str(path), os.getpid()))
+        _ready[str(path)] = conn
     return conn
 
 

@@ -40,8 +40,12 @@ def _old_site(tmp_path, layout: str):
             data = orjson.loads(path.read_bytes())
             for d in data if isinstance(data, list) else [data]:
                 brief = new.sessions[(d["project"], d["id"])]
+                # (the pages' hashes too: the old code's pages named other asset files, which the
+                # fingerprint patched in above stands for)
+                hashes = {tid: t.hashes for tid, t in new.session((d["project"], d["id"])).transcripts.items()}
                 for tid, t in d["transcripts"].items():
-                    t.update(inode=brief.transcripts[tid].inode, mtime_ns=brief.transcripts[tid].mtime_ns, dir_mtime_ns=None)
+                    t.update(inode=brief.transcripts[tid].inode, mtime_ns=brief.transcripts[tid].mtime_ns, dir_mtime_ns=None,
+                             hashes=hashes[tid])
             path.write_bytes(orjson.dumps(data))
     return home, out
 
