@@ -130,7 +130,8 @@ def _transaction(conn: sqlite3.Connection, path: Path | None):
 def checkpoint(conn: sqlite3.Connection) -> None:
     """Fold the write-ahead log into the database and empty it (the end of a build: a built site
     keeps no log of its last writes beside the database)."""
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with _writer:  # (not in the middle of another thread's transaction on this connection)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def vacuum(conn: sqlite3.Connection) -> None:
