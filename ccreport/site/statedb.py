@@ -34,7 +34,6 @@ _CREATE = {
               " block INTEGER NOT NULL, raw BLOB NOT NULL, PRIMARY KEY (project, session, transcript, block))",),
 }
 _VERSIONS = {"state": STATE_SCHEMA, "turns": TURNS_SCHEMA}
-_checked: dict[Path, sqlite3.Connection] = {}  # the connection whose tables were checked, by path (connect)
 
 
 def db_path(out: Path) -> Path:
@@ -45,14 +44,12 @@ def connect(out: Path) -> sqlite3.Connection:
     """This process's connection to the site's database, its state's tables made (or made again,
     empty, when of another layout)."""
     path = db_path(out)
-    if not path.exists():  # deleted (or moved) under a connection this process keeps: not that one
-        database.close(path)
-    conn = database.connect(path)
-    if _checked.get(path) is conn:
-        return conn
+    return database.prepared(path, "state", lambda conn: _setup(conn, path))
+
+
+def _setup(conn: sqlite3.Connection, path: Path) -> None:
     if all(database.schema_version(conn, part) == v for part, v in _VERSIONS.items()):
-        _checked[path] = conn
-        return conn
+        return
     with database.transaction(conn, path):
         for part, version in _VERSIONS.items():
             if database.schema_version(conn, part) != version:
@@ -61,8 +58,6 @@ def connect(out: Path) -> sqlite3.Connection:
                 for sql in _CREATE[part]:
                     conn.execute(sql)
                 database.set_schema_version(conn, part, version)
-    _checked[path] = conn
-    return conn
 
 
 def read(conn: sqlite3.Connection, versions: dict[str, int]) -> tuple[bytes | None, dict]:

@@ -24,6 +24,7 @@ import errno
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,6 +36,7 @@ _pid = os.getpid()
 # Connections inherited through a fork: never used and never closed in the child (closing one
 # could roll back or checkpoint the parent's database under it), only kept from the collector.
 _inherited: list[sqlite3.Connection] = []
+_prepared: dict[tuple[str, str], sqlite3.Connection] = {}  # (path, part) → the connection ``prepared`` set up
 # The threads of a process share its connection, and a connection has one transaction at a time: the
 # build's copy into the source store (a thread) and the state's writes take turns.
 _writer = threading.RLock()
@@ -64,6 +66,8 @@ def connect(path: Path) -> sqlite3.Connection:
     key = os.path.abspath(path)
     if _pid != os.getpid():  # a fork the hook did not see (no register_at_fork)
         _after_fork()
+    if key in _connections and not os.path.exists(key):  # deleted (or moved) under it: not that one
+        close(path)
     conn = _connections.get(key)
     if conn is None:
         Path(key).parent.mkdir(parents=True, exist_ok=True)
@@ -73,6 +77,17 @@ def connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA secure_delete=ON")
         conn.execute("CREATE TABLE IF NOT EXISTS schema (part TEXT PRIMARY KEY, version INTEGER NOT NULL)")
         _connections[key] = conn
+    return conn
+
+
+def prepared(path: Path, part: str, setup: Callable[[sqlite3.Connection], None]) -> sqlite3.Connection:
+    """``connect(path)``, with ``setup`` (a part's pragmas and tables) run once per connection: again
+    for a new one (after ``close``, a fork, or the file deleted under the old one)."""
+    conn = connect(path)
+    key = (os.path.abspath(path), part)
+    if _prepared.get(key) is not conn:
+        setup(conn)
+        _prepared[key] = conn
     return conn
 
 

@@ -47,7 +47,6 @@ CREATE TABLE IF NOT EXISTS store_sessions (key TEXT PRIMARY KEY, record BLOB NOT
 CREATE TABLE IF NOT EXISTS store_dirs (folder TEXT PRIMARY KEY, record BLOB NOT NULL) WITHOUT ROWID;
 """
 WAL_LIMIT = 64 << 20  # bytes the WAL file is cut back to after a checkpoint
-_ready: dict = {}  # database path → the connection whose tables were made sure of (a new one after close or fork)
 
 
 class StoreFull(OSError):
@@ -87,19 +86,19 @@ def _ends(fh, size: int) -> tuple[int, bytes, bytes]:
 def connect(root: Path):
     """This process's connection to the database of the store folder ``root``, its tables made."""
     path = Path(root) / database.NAME
-    conn = database.connect(path)
-    if _ready.get(str(path)) is not conn:
-        # A big file is copied in one transaction, which the WAL holds whole until a checkpoint: without
-        # a limit the -wal file would stay that large (~115 MB for a 500 MB session) while the
-        # connection lives (serve --watch).
-        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
-        if database.schema_version(conn, "store") is None:
-            with database.transaction(conn, path):
-                for statement in _TABLES.split(";")[:-1]:  # (executescript would commit first)
-                    conn.execute(statement)
-                database.set_schema_version(conn, "store", SCHEMA)
-        _ready[str(path)] = conn
-    return conn
+    return database.prepared(path, "store", lambda conn: _setup(conn, path))
+
+
+def _setup(conn, path: Path) -> None:
+    # A big file is copied in one transaction, which the WAL holds whole until a checkpoint: without
+    # a limit the -wal file would stay that large (~115 MB for a 500 MB session) while the
+    # connection lives (serve --watch).
+    conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
+    if database.schema_version(conn, "store") is None:
+        with database.transaction(conn, path):
+            for statement in _TABLES.split(";")[:-1]:  # (executescript would commit first)
+                conn.execute(statement)
+            database.set_schema_version(conn, "store", SCHEMA)
 
 
 def exists(root: Path) -> bool:

@@ -106,3 +106,16 @@ def test_a_transaction_takes_the_write_lock_at_its_start(db_path):
         other.execute("ROLLBACK")
     finally:
         other.close()
+
+
+def test_a_part_is_set_up_once_per_connection_and_again_for_a_new_one(db_path):
+    calls = []
+    conn = database.prepared(db_path, "part", calls.append)
+    assert database.prepared(db_path, "part", calls.append) is conn and calls == [conn]
+    database.close(db_path)  # a new connection: set up again
+    again = database.prepared(db_path, "part", calls.append)
+    assert calls == [conn, again]
+    for p in db_path.parent.iterdir():  # the file deleted under the connection: a new one, set up again
+        p.unlink()
+    fresh = database.prepared(db_path, "part", calls.append)
+    assert fresh is not again and calls == [conn, again, fresh] and db_path.exists()
