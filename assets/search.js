@@ -409,6 +409,9 @@
   // ---- showing results: sessions (title once), their best hits under them
   function run() {
     var q = input.value, my = ++seq;
+    // What an earlier query left (a run while typing) is not this query's answer.
+    status.removeAttribute("data-hits");
+    status.removeAttribute("data-count");
     if (!q.trim()) { list.textContent = ""; status.textContent = ""; return; }
     panel.hidden = false;
     status.textContent = "Searching…";

@@ -485,3 +485,28 @@ def test_words_are_marked_by_one_helper_shared_by_the_page_and_the_search_box():
     loop = re.compile(r"document\.createTextNode\(visible\(text\.slice\(pos, m\.index\)\)\)")
     assert len(loop.findall(app)) == 1 and not loop.findall(search)
     assert 'createElement("mark")' not in search and 'el("mark"' not in search
+
+
+@pytest.mark.browser
+def test_a_new_query_clears_the_answer_of_the_last_one(corpus_site, browser):
+    """CI once read a run's "0 sessions" left by a query typed half-way (the 40 ms debounce fired
+    between keys) as the answer to the whole query: a new run takes the old answer's marks away."""
+    site, _ = corpus_site
+    page = browser.new_page()
+    page.goto((site / "index.html").as_uri())
+    page.keyboard.press("/")
+    page.keyboard.type('"interface confirmation bef"')
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#search-status[data-hits]")
+    assert page.get_attribute("#search-status", "data-count") == "0"
+    # The new query submitted and the marks read in one task, before any answer can arrive.
+    left = page.evaluate("""q => {
+        document.getElementById("search-q").value = q;
+        document.getElementById("search-form").requestSubmit();
+        const s = document.getElementById("search-status");
+        return [s.getAttribute("data-hits"), s.getAttribute("data-count")];
+    }""", f'"{CORPUS_PHRASE}"')
+    assert left == [None, None]
+    page.wait_for_selector("#search-status[data-hits]")
+    assert page.get_attribute("#search-status", "data-count") == "1"
+    page.close()
