@@ -78,8 +78,9 @@ def _closed_turns(out: Path) -> dict:
     state = State.load(out)
     for pdir, sid in state.sessions:
         for tid, ts in state.session((pdir, sid)).transcripts.items():
-            if ts.closed_turns:
-                blocks = closedturns.blocks(out, pdir, sid, tid, ts, set(range(1, ts.closed_turns["count"] + 1)))
+            turns = ts.slices["turns"]
+            if turns.closed_turns:
+                blocks = closedturns.blocks(out, pdir, sid, tid, turns, set(range(1, turns.closed_turns["count"] + 1)))
                 got[(pdir, sid, tid)] = list(blocks)
     return got
 

@@ -4,10 +4,10 @@
 Closed turns never change, so an append to a session of thousands of prompts neither reads nor
 writes them: the state keeps only the turns after the last full block (the open one among them), and
 a row is added every PART prompts (the outline's part pages, site.outlineparts, are those blocks).
-The state names the turns it vouches for (``TranscriptState.closed_turns``: ``{"count", "first":
+The state names the turns it vouches for (the turns slice's ``closed_turns``: ``{"count", "first":
 [page, line] of turn 1}``); a row past them (a block added by a build that then failed or was killed
 before its state was saved) is written over by the next block, and a missing row makes the
-transcript render whole (site.plan). ``st`` below: a site.state.TranscriptState.
+transcript render whole (site.plan). ``st`` below: a transcript's turns slice (site.features.TurnsSlice).
 """
 
 from __future__ import annotations
@@ -76,6 +76,11 @@ def intact(out: Path, project: str, session_id: str, transcript_id: str, st) -> 
     got = statedb.connect(out).execute(f"SELECT COUNT(*) FROM turns WHERE {_WHERE} AND block <= ?",
                                        (project, session_id, transcript_id, n)).fetchone()[0]
     return got == n
+
+
+def count(st) -> int:
+    """How many closed turns the rows hold for the slice (none: 0)."""
+    return st.closed_turns["count"] if st.closed_turns else 0
 
 
 def first(st) -> list:

@@ -20,6 +20,7 @@ from markupsafe import Markup
 from ccreport.layout import plan_page
 from ccreport.render.message import local_date
 from ccreport.render.tools.tasks import checklist
+from ccreport.site.features import Typed
 from ccreport.source.homefiles import PLAN_NAME, HomeFiles, Prompt, Todo, expanded, prompt_key
 
 # History lines that are commands to Claude Code itself, never a prompt the model answers.
@@ -99,7 +100,7 @@ def _answered(p: Prompt, typed: set[str]) -> bool:
 def unanswered(prompts: list[Prompt], states: list) -> list[Prompt]:
     if not prompts:
         return []
-    typed = {k for ts in states for _, k in (getattr(ts, "typed", None) or [])}
+    typed = {k for ts in states for _, k in ts.slice_of(Typed).typed}
     return [p for p in prompts if p.error is None and p.display.strip()
             and not p.display.lstrip().startswith(NOT_PROMPTS) and not _answered(p, typed)]
 

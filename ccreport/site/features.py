@@ -1,42 +1,76 @@
-"""The features that keep a slice of a transcript's state (site.state.SLICES), behind one protocol:
-``begin`` from the saved state, take each entry of the types the feature names (as it is read),
-each message of the kinds it names (as its page is rendered) and each written page, ``end`` with
-the new slice (as the TranscriptState fields it owns). site.transcript calls the protocol over the
-transcript's list of features (``for_transcript``), not each feature; an entry or a message goes
+"""The features that keep a slice of a transcript's state, behind one protocol: ``begin`` from the
+saved slice, take each entry of the types the feature names (as it is read), open each page (what it
+adds to the page's body: ``open``), take each message of the kinds it names (as its page is
+rendered) and each written page, ``end`` with the new slice. site.transcript calls the protocol over
+the transcript's list of features (``for_transcript``), not each feature; an entry or a message goes
 only to the features that name its type or kind, so a feature with nothing to do for it costs nothing
 (the per-entry taps were a measured cost: issue 27).
 
-The closed turns (model.turns, site.closedturns) are not here: the turn lines are part of a page's
-body, so the page's render feeds them itself.
+Each feature declares its NAME, the VERSION of its slice and the slice's type (``SLICE``, a typed
+dataclass defined beside it): TranscriptState holds the slices by NAME (site.state) and the state
+database saves each as a row of its own with its version (site.statedb), so a feature's change bumps
+its VERSION, not site.state.FORMAT (a slice of another version renders its transcript from line 1).
+Adding a feature touches neither TranscriptState nor site.transcript: a class here, and its place in
+``for_transcript``.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
 
 import orjson
 
 from ccreport.layout import page_name, reply_page
 from ccreport.model.messages import typed_prompt_text
 from ccreport.model.teams import TeamFacts, has_teammate_message, teammate_messages
-from ccreport.model.turns import changed_paths
+from ccreport.model.turns import Turns, changed_paths
 from ccreport.model.workflows import run_id_of
 from ccreport.render.resources import env
+from ccreport.render.turns import continues_note, turn_line
 from ccreport.site.filehistory import SEES
-from ccreport.site.state import TranscriptState
 from ccreport.source.homefiles import prompt_key
+
+
+@dataclass
+class Slice:
+    """A feature's part of a TranscriptState. Its row is its fields as JSON (orjson writes a
+    dataclass field for field); ``from_row`` reads it back."""
+
+    @classmethod
+    def from_row(cls, data: dict) -> "Slice":
+        """The slice of its row (or of a whole transcript's state of the files of old: site.stateimport)."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+
+@dataclass
+class Inserts:
+    """What a feature adds to a page's body (``Feature.open``): items (id, HTML) before its first
+    message, items after a message (by its line), and the note the page opens with (None: none)."""
+
+    lead: list = field(default_factory=list)
+    after: dict = field(default_factory=dict)
+    continues: dict | None = None
 
 
 class Feature:
     """A feature's part of one transcript's read (the base does nothing)."""
 
-    slice = ""  # the slice of the state it owns (site.state.SLICES: its fields and version); "": none
+    NAME: ClassVar[str] = ""  # its slice's name (its row's "feature"); "": it keeps none
+    VERSION: ClassVar[int] = 1  # its slice's version: another one renders the transcript from line 1
+    SLICE: ClassVar[type | None] = None  # its slice's type (in TranscriptState.slices); None: none there
     kinds: frozenset = frozenset()  # the message kinds (model.messages.Message.kind) ``message`` takes
     types: frozenset | None = frozenset()  # the entry types (its "type") ``entry`` takes; None: every entry
 
-    def begin(self, saved: TranscriptState | None, no: int, line: int) -> None:
-        """The read starts at page ``no``, line ``line``; ``saved``: the state it resumes (None: line 1)."""
+    def begin(self, saved, no: int, line: int) -> None:
+        """The read starts at page ``no``, line ``line``; ``saved``: the slice it resumes (None: line 1)."""
 
     def entry(self, obj: dict | None, line: int) -> None:
         """An entry of one of ``types`` (its parsed line; None when malformed), as it is read."""
+
+    def open(self, page) -> Inserts | None:
+        """``page`` is about to be rendered: what the feature adds to its body (None: nothing)."""
+        return None
 
     def message(self, page, m) -> None:
         """A message of one of ``kinds`` on ``page``, as its page is rendered."""
@@ -44,16 +78,16 @@ class Feature:
     def page(self, page) -> None:
         """``page`` was written."""
 
-    def end(self) -> dict:
-        """The new slice: TranscriptState field → value."""
-        return {}
+    def end(self) -> Slice | None:
+        """The new slice (None: it keeps none in TranscriptState)."""
+        return None
 
 
 class Usage(Feature):
     """The transcript's usage ledger (model.usage.TranscriptUsage): every entry, for the forks it
     follows. Its slice is the session's (SessionState.ledgers), saved by site.session."""
 
-    slice = "usage"
+    NAME = "usage"
     types = None
 
     def __init__(self, ledger):
@@ -69,10 +103,51 @@ class FileHistory(Feature):
         self.entry = before_edits.see
 
 
+@dataclass
+class TurnsSlice(Slice):
+    """The turns (model.turns) not yet moved out to the ``turns`` table (site.closedturns)."""
+
+    turns: list = field(default_factory=list)  # model.turns.Turn of every prompt still here, as plain data
+    turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
+    closed_turns: dict | None = None  # the closed turns moved out (site.closedturns): {"count", "first"}; None: none
+
+
+class TurnLines(Feature):
+    """The prompts and what followed each (model.turns): the quiet line after each prompt on its
+    page, the note of a page that starts inside a turn, and the outline's turns (site.overview)."""
+
+    NAME, SLICE = "turns", TurnsSlice
+
+    def begin(self, saved, no, line):
+        self.kept = saved or TurnsSlice()
+        self.turns = Turns.resume(saved.turns, saved.turns_mark, (saved.closed_turns or {}).get("count", 0)) \
+            if saved is not None else Turns()
+        self.mark = self.kept.turns_mark
+
+    def open(self, page):
+        open_turn = self.turns.turns[-1] if self.turns.turns else None
+        self.mark = self.turns.mark()
+        parts = self.turns.feed_page(page.messages, page.no)
+        out = Inserts(after={turn.line: [(f"turn-L{turn.line}", turn_line(f"turn-L{turn.line}", figs, turn.ts))]
+                             for turn, figs in parts if turn is not None and turn.page == page.no})
+        if parts and open_turn is not None and parts[0][0] is open_turn:
+            out.lead.append(("turn-cont", turn_line("turn-cont", parts[0][1], None)))
+            out.continues = continues_note(open_turn)
+        return out
+
+    def end(self):
+        return TurnsSlice(self.turns.to_json(), self.mark, self.kept.closed_turns)
+
+
+@dataclass
+class TeamsSlice(Slice):
+    team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
+
+
 class Teams(Feature):
     """What the transcript's lines say of its team: teamName, a teammate's colour, the team calls."""
 
-    slice = "teams"
+    NAME, SLICE = "teams", TeamsSlice
     kinds = frozenset(("user", "assistant"))
 
     def begin(self, saved, no, line):
@@ -96,14 +171,18 @@ class Teams(Feature):
             self.team = facts.data
 
     def end(self):
-        return {"team": self.team}
+        return TeamsSlice(self.team)
+
+
+@dataclass
+class TypedSlice(Slice):
+    typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt
 
 
 class Typed(Feature):
-    """The main transcript's typed prompts: [line, source.homefiles.prompt_key] (history.jsonl is
-    matched on these)."""
+    """The main transcript's typed prompts (history.jsonl is matched on them: site.extras)."""
 
-    slice = "typed"
+    NAME, SLICE = "typed", TypedSlice
     kinds = frozenset(("user",))
 
     def begin(self, saved, no, line):
@@ -114,13 +193,18 @@ class Typed(Feature):
             self.typed.append([m.line, prompt_key(typed)])
 
     def end(self):
-        return {"typed": self.typed}
+        return TypedSlice(self.typed)
+
+
+@dataclass
+class WorkflowsSlice(Slice):
+    run_refs: dict = field(default_factory=dict)  # run id → [page no, its card as rendered]
 
 
 class Workflows(Feature):
-    """The Workflow runs the pages show a card of: run id → [page no, its card as rendered]."""
+    """The Workflow runs the pages show a card of (a card that changes re-renders its page: site.plan)."""
 
-    slice = "workflows"
+    NAME, SLICE = "workflows", WorkflowsSlice
     kinds = frozenset(("assistant",))
 
     def __init__(self, cards: dict):
@@ -136,14 +220,20 @@ class Workflows(Feature):
                 self.refs[rid] = [page.no, self.cards.get(rid)]
 
     def end(self):
-        return {"run_refs": self.refs}
+        return WorkflowsSlice(self.refs)
+
+
+@dataclass
+class RepliesSlice(Slice):
+    replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
 
 
 class Replies(Feature):
     """The way from a SendMessage to its reply on a later page (layout.reply_page): written as "no
     reply yet" when the call's page closes, then as a redirect by the reply's page."""
 
-    slice = "replies"
+    NAME, SLICE = "replies", RepliesSlice
+
     def __init__(self, writer, rel: str):
         self.writer, self.rel = writer, rel
 
@@ -168,14 +258,20 @@ class Replies(Feature):
             self.replies[name] = page.no
 
     def end(self):
-        return {"replies": self.replies}
+        return RepliesSlice(self.replies)
+
+
+@dataclass
+class ChangesSlice(Slice):
+    changed: list = field(default_factory=list)  # the files a sub-agent wrote or edited (model.turns.changed_paths)
 
 
 class Changes(Feature):
     """A sub-agent's changes: the files it wrote or edited, for the outline row of the prompt that
     started it (model.turns.changed_paths; the last page's are found again: kept once)."""
 
-    slice = "changes"
+    NAME, SLICE = "changes", ChangesSlice
+
     def begin(self, saved, no, line):
         self.changed = list(saved.changed) if saved is not None else []
 
@@ -183,13 +279,19 @@ class Changes(Feature):
         changed_paths(page.messages, self.changed)
 
     def end(self):
-        return {"changed": self.changed}
+        return ChangesSlice(self.changed)
+
+
+@dataclass
+class SearchSlice(Slice):
+    search: dict | None = None  # its search unit's record (site.search.SessionIndex.end); None: not indexed
 
 
 class Search(Feature):
     """The transcript's part of the session's search index (site.search.SessionIndex)."""
 
-    slice = "search"
+    NAME, SLICE = "search", SearchSlice
+
     def __init__(self, index, transcript_id: str):
         self.index, self.tid = index, transcript_id
 
@@ -200,13 +302,13 @@ class Search(Feature):
         self.index.page(self.tid, page.no, page.messages)
 
     def end(self):
-        return {"search": self.index.end(self.tid)}
+        return SearchSlice(self.index.end(self.tid))
 
 
 def for_transcript(run, kind: str, transcript_id: str, rel: str, ledger) -> list[Feature]:
     """The features of one transcript's read (``run``: site.transcript.SessionRun; ``ledger``: its
     model.usage.TranscriptUsage)."""
-    features: list[Feature] = [Usage(ledger), Teams(), Workflows(run.workflow_runs), Replies(run.writer, rel)]
+    features: list[Feature] = [Usage(ledger), TurnLines(), Teams(), Workflows(run.workflow_runs), Replies(run.writer, rel)]
     if run.before_edits is not None and run.before_edits.files is not None:
         features.append(FileHistory(run.before_edits))
     features.append(Typed() if kind == "main" else Changes())
@@ -239,3 +341,12 @@ def tapped(entries, features: list[Feature]):
             for feed in by_type.get(kind, ()):
                 feed(obj, e.line)
         yield e
+
+
+FEATURES = (Usage, FileHistory, TurnLines, Teams, Typed, Workflows, Replies, Changes, Search)  # (for_transcript's)
+SLICE_TYPES: dict[str, type] = {f.NAME: f.SLICE for f in FEATURES if f.SLICE is not None}  # NAME → its slice's type
+
+
+def versions() -> dict[str, int]:
+    """Each feature's NAME → its slice's version (the state database keeps the rows of these only)."""
+    return {f.NAME: f.VERSION for f in FEATURES if f.NAME}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ccreport.layout import INDEX, depth_root, outline_part, project_url, session_dir
 from ccreport.render.resources import env
 from ccreport.site import closedturns
+from ccreport.site.features import TurnLines
 from ccreport.site.indexes import page_args
 from ccreport.site.agentpages import agent_links
 from ccreport.site.outline import part_html
@@ -37,11 +38,12 @@ def write_parts(s: Session, main: TranscriptState | None, closed: list[list], wr
     those from the file are read as they are written, and each of ``closed`` is taken out of it
     once its page is written (a cold build of a 1 GB session closes 38 blocks of 250 turns: held
     until the session's end, they were ~30 MB of its peak)."""
-    total = (main.closed_turns or {}).get("count", 0) // closedturns.PART if main is not None else 0
+    turns = main.slice_of(TurnLines) if main is not None else TurnLines.SLICE()
+    total = closedturns.count(turns) // closedturns.PART
     new_from = total - len(closed) + 1
     rel = session_dir(s.project.dir_name, s.id)
     stale = {k for k in range(1, new_from) if rewrite or not (writer.out / rel / outline_part(k)).exists()}
-    for k, block in closedturns.blocks(writer.out, s.project.dir_name, s.id, "main", main, stale) if stale else ():
+    for k, block in closedturns.blocks(writer.out, s.project.dir_name, s.id, "main", turns, stale) if stale else ():
         writer.write(f"{rel}/{outline_part(k)}", _page(s, k, block, view))
     for k in range(new_from, total + 1):
         writer.write(f"{rel}/{outline_part(k)}", _page(s, k, closed.pop(0), view))

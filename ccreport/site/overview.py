@@ -17,6 +17,7 @@ from ccreport.render.resources import env
 from ccreport.render.usage import view as usage_view
 from ccreport.site import closedturns
 from ccreport.site.agentpages import agent_links, agent_name
+from ccreport.site.features import Changes, TurnLines
 from ccreport.site.indexes import fmt_tokens, page_args
 from ccreport.site.outline import first_turn_url, outline_html
 from ccreport.site.state import SessionInfo, TranscriptState
@@ -48,11 +49,12 @@ def session_info(s: Session, states: list[TranscriptState], summary_title: str |
     title = (s.custom_title or (main.title if main else None) or summary_title  # a /rename wins
              or next((x.title for x in sums if x.title), None))
     main_state = next((ts for ts in states if ts.summary.kind == "main"), None)
+    turns = main_state.slice_of(TurnLines) if main_state else None
     warm = sum(1 for x in sums if x.warmup)
     return SessionInfo(id=s.id, title=session_title(title), summary_title=summary_title,
                        warmups=warm, warmup_only=warm > 0 and all(x.warmup or not x.messages for x in sums),
-                       prompts=len(main_state.turns) + (main_state.closed_turns or {}).get("count", 0) if main_state else 0,
-                       first_turn=first_turn_url(closedturns.first(main_state)) if main_state else None,
+                       prompts=len(turns.turns) + closedturns.count(turns) if turns else 0,
+                       first_turn=first_turn_url(closedturns.first(turns)) if turns else None,
                        prompt=main.prompt if main else None, git_branch=main.git_branch if main else None,
                        first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
                        messages=sum(x.messages for x in sums), malformed=sum(x.malformed for x in sums),
@@ -121,13 +123,13 @@ def write_session_overview(s: Session, info: SessionInfo, states: list[Transcrip
                  latest_url=LATEST if main else None, gone=s.gone)
     crumbs = [{"label": project_title, "url": f"{root}{project_url(s.project.dir_name)}/{INDEX}"},
               {"label": s.id[:8], "url": None}]
-    main_turns = main.turns if main else []
-    base = (main.closed_turns or {}).get("count", 0) if main else 0  # the prompts on part pages (site.outlineparts)
+    turns = main.slice_of(TurnLines) if main else TurnLines.SLICE()
+    base = closedturns.count(turns)  # the prompts on part pages (site.outlineparts)
     html = env().get_template("session.html").render(
         **page_args(root, info.title, crumbs, "session"), s=sview, groups=groups, home=home or {},
-        outline=outline_html(main_turns, info.cwd, base, closedturns.PART,
+        outline=outline_html(turns.turns, info.cwd, base, closedturns.PART,
                              agent_links(ts.summary.id for ts in states if ts.pages),
-                             {ts.summary.id: ts.changed for ts in states if ts.changed}),
+                             {ts.summary.id: changed for ts in states if (changed := ts.slice_of(Changes).changed)}),
         usage=usage_view(info.usage_report, "This session: activity per day"), tree=_tree(s, states),
         runs=(extras or {}).get("runs") or [], team=(extras or {}).get("team"), fork=(extras or {}).get("fork"),
         warmups=_warmups(states))

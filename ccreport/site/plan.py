@@ -14,6 +14,7 @@ from ccreport.layout import transcript_dir
 from ccreport.layout import transcript_url
 from ccreport.model.teams import merge_facts
 from ccreport.site import closedturns
+from ccreport.site.features import Search, Teams, TurnLines, Workflows
 from ccreport.site.state import SessionState, TranscriptState, head_hash
 from ccreport.source.home import Session, Transcript
 from ccreport.source.sidefiles import session_stamp, team_stamp
@@ -82,7 +83,7 @@ def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> Plan:
         return Plan(GROW, "the last page was deleted")
     if t.kind == "main" and not (folder / INDEX).exists():
         return Plan(GROW, "the session overview was deleted")  # written with the main transcript's update
-    parts = (prev.closed_turns or {}).get("count", 0) // closedturns.PART if t.kind == "main" else 0
+    parts = closedturns.count(prev.slice_of(TurnLines)) // closedturns.PART if t.kind == "main" else 0
     if any(not (folder / outline_part(k)).exists() for k in range(1, parts + 1)):
         return Plan(GROW, "a part of the outline was deleted")  # (site.outlineparts: written with the overview)
     return Plan(SAME, "unchanged", stamp)  # all there: the folder as it is now can be remembered
@@ -95,7 +96,7 @@ def _refs_changed(prev: TranscriptState, agents: dict, cards: dict | None) -> Pl
     found = None
     refs = [(no, "a sub-agent link") for aid, (no, linked) in prev.agent_refs.items() if (aid in agents) != linked]
     if cards is not None:
-        refs += [(no, "a workflow run card") for rid, (no, card) in prev.run_refs.items() if cards.get(rid) != card]
+        refs += [(no, "a workflow run card") for rid, (no, card) in prev.slice_of(Workflows).run_refs.items() if cards.get(rid) != card]
     for no, what in refs:
         if no < prev.last_page:
             return Plan(FULL, f"{what} on a closed page changed")
@@ -109,7 +110,7 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
     why = _stale(s, t, prev, parent)
     if why:
         return Plan(FULL, why)
-    if not closedturns.intact(out, s.project.dir_name, s.id, t.id, prev):
+    if not closedturns.intact(out, s.project.dir_name, s.id, t.id, prev.slice_of(TurnLines)):
         return Plan(FULL, "its closed turns are missing")  # (site.closedturns: only a read from line 1 restores them)
     mode, reason = SAME, "unchanged"
     refs = _refs_changed(prev, agents, cards)
@@ -122,7 +123,7 @@ def plan_transcript(s: Session, t: Transcript, prev: TranscriptState | None, par
         return disk
     if disk.mode == GROW:
         mode, reason = GROW, disk.reason
-    if prev.search is None:
+    if prev.slice_of(Search).search is None:
         return Plan(FULL, "its search record is missing")  # which documents it has is not known
     if t.size == prev.summary.size and t.mtime_ns == prev.mtime_ns:
         return Plan(mode, reason, disk.dir_stamp)
@@ -151,7 +152,7 @@ def session_plans(s: Session, old: SessionState | None, out: Path,
 
 def team_names(states) -> list:
     """The teams a session's transcripts name (their files are read from the home's root)."""
-    return merge_facts([ts.team for ts in states if ts.team])["teams"]
+    return merge_facts([team for ts in states if (team := ts.slice_of(Teams).team)])["teams"]
 
 
 def side_stamp(s: Session, old: SessionState) -> list:

@@ -19,6 +19,7 @@ from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search, closedturns
 from ccreport.site.extras import SessionHome, digest, section
+from ccreport.site.features import Changes, Replies, Search, Teams, TurnLines
 from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
 from ccreport.site.outlineparts import PartsView, write_parts
@@ -99,7 +100,7 @@ def _new_run(job: SessionJob) -> SessionRun:
     pdir = s.project.dir_name
     writer = Writer(job.out)
     runs, cards = run_cards(s)
-    records = {tid: ts.search for tid, ts in old.transcripts.items()} if old is not None else {}
+    records = {tid: ts.slice_of(Search).search for tid, ts in old.transcripts.items()} if old is not None else {}
     copy = copier(s.tool_results_dir, tool_results_dir(pdir, s.id), tool_results_url(pdir, s.id), writer,
                   partial(read_session_file, s))
     return SessionRun(
@@ -128,7 +129,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
     folder = transcript_dir(s.project.dir_name, s.id, t.id)
     if prev and mode == FULL:
         prune_pages(out, folder, prev, len(st.pages), deleted)
-        for name in set(prev.replies) - set(st.replies):  # the SendMessage calls they served are gone
+        for name in set(prev.slice_of(Replies).replies) - set(st.slice_of(Replies).replies):  # the SendMessage calls they served are gone
             remove(out / folder / name, deleted)
     if mode == FULL and st.pages and st.summary.error is None:
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
@@ -185,7 +186,7 @@ def _spill(job: SessionJob, new_ts: dict, modes: dict) -> list:
     """Full blocks of closed turns out of the states of the transcripts read (site.closedturns); the
     main transcript's blocks that just closed (its outline's new part pages)."""
     s = job.session
-    closed = {tid: closedturns.spill(job.out, s.project.dir_name, s.id, tid, st)
+    closed = {tid: closedturns.spill(job.out, s.project.dir_name, s.id, tid, st.slice_of(TurnLines))
               for tid, st in new_ts.items() if modes[tid] != SAME}
     return closed.get("main", [])
 
@@ -195,10 +196,11 @@ def _write_parts(job: SessionJob, run: SessionRun, new_ts: dict, main_mode: str 
     """The outline's part pages (site.outlineparts), before the overview that links them; those
     left from a longer earlier main transcript go."""
     s, old, main = job.session, job.old, new_ts.get("main")
-    view = PartsView(job.project_title, info.cwd, {ts.summary.id: ts.changed for ts in new_ts.values() if ts.changed})
+    view = PartsView(job.project_title, info.cwd, {ts.summary.id: changed for ts in new_ts.values()
+                                                   if (changed := ts.slice_of(Changes).changed)})
     write_parts(s, main, closed, run.writer, view, old is None or old.info.cwd != info.cwd)
     if main is None or main_mode == FULL:
-        keep = (main.closed_turns or {}).get("count", 0) // closedturns.PART if main is not None else 0
+        keep = closedturns.count(main.slice_of(TurnLines)) // closedturns.PART if main is not None else 0
         remove_stale_pages(job.out / session_dir(s.project.dir_name, s.id), keep, deleted, outline_part_no)
 
 
@@ -211,7 +213,7 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     fork = main.summary.fork if main is not None else None
     if fork:
         fork = dict(fork, url=FORK_POINT if in_project(s, fork.get("parent")) else None)
-    return {"runs": rows, "team": team_view(s, [ts.team for ts in new_ts.values() if ts.team]), "fork": fork}
+    return {"runs": rows, "team": team_view(s, [team for ts in new_ts.values() if (team := ts.slice_of(Teams).team)]), "fork": fork}
 
 
 def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: SessionState | None) -> dict:
@@ -245,7 +247,7 @@ def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: 
     """Delete the pages past ``keep`` of a transcript (all of them and latest.html when 0)."""
     names = [page_name(p[0]) for p in prev.pages if p[0] > keep]
     if keep == 0:
-        names.extend([LATEST, *prev.replies])
+        names.extend([LATEST, *prev.slice_of(Replies).replies])
     for name in names:
         remove(out / rel / name, deleted)
     if keep == 0 and rel.count("/") > 2:  # an agent-<id>/ folder: drop it when empty

@@ -8,7 +8,8 @@ own, written in one transaction at the end of a build (site.statedb)::
                    its headings}, "title_sources": …, "gone", "leaves", "redo"}   (State.set_head)
     state_parts    a session's own part (its SessionState but its transcripts), a part per
                    transcript (its TranscriptState but its features' slices), and a part per
-                   transcript and feature: that feature's slice (SLICES), with the slice's version
+                   transcript and feature: that feature's slice (site.features: each feature's
+                   NAME, VERSION and slice type), with the slice's version
     turns          the closed turns moved out of a TranscriptState in blocks (site.closedturns)
 
 Another ``format``, ``ccreport``, ``fingerprint`` or ``options`` rebuilds everything; another project
@@ -33,6 +34,7 @@ import orjson
 
 from ccreport import __version__
 from ccreport.layout import STATE_DIR
+from ccreport.site.features import SLICE_TYPES, Teams, Usage, versions
 from ccreport.source import database
 
 # 14: search documents in files shared by units (a site of 13 has one file per transcript);
@@ -50,13 +52,6 @@ from ccreport.source import database
 # summary); 4: usage ledgers in the session file
 FORMAT = 14
 HEAD_BYTES = 64 * 1024
-# Each feature's slice of a TranscriptState (its fields) and the slice's version: a part of its own,
-# so that a feature's change bumps its version, not FORMAT (a slice of another version renders its
-# transcript from line 1). "usage" is the transcript's ledger (SessionState.ledgers).
-SLICES: dict[str, tuple[tuple[str, ...], int]] = {
-    "search": (("search",), 1), "turns": (("turns", "turns_mark", "closed_turns"), 1), "changes": (("changed",), 1),
-    "teams": (("team",), 1), "typed": (("typed",), 1), "workflows": (("run_refs",), 1),
-    "replies": (("replies",), 1), "usage": ((), 1)}
 
 
 def _known(cls, data: dict) -> dict:
@@ -122,24 +117,24 @@ class TranscriptState:
     parent_url: str | None = None  # the back-link rendered on an agent's pages
     meta: list | None = None  # [agent_type, description] from its meta.json
     dir_mtime_ns: int | None = None  # its output folder's mtime after the build (site/plan.py)
-    team: dict | None = None  # model.teams.TeamFacts of its lines: team names, members, task board
-    turns: list = field(default_factory=list)  # model.turns.Turn of every prompt, as plain data
-    turns_mark: dict | None = None  # model.turns.Turns.mark() at the last page's first line
-    typed: list = field(default_factory=list)  # [line, source.homefiles.prompt_key] of each typed prompt (main)
-    run_refs: dict = field(default_factory=dict)  # Workflow run id → [page no, its card as rendered]
-    replies: dict = field(default_factory=dict)  # reply page name (layout.reply_page) → last page that wrote it
-    search: dict | None = None  # its search unit's record (site.search.SessionIndex.end); None: not indexed
-    # The closed turns moved out of ``turns`` (site.closedturns): {"count", "first"}; None: none
-    closed_turns: dict | None = None
-    changed: list = field(default_factory=list)  # a sub-agent's: the files it wrote or edited (model.turns.changed_paths)
+    slices: dict = field(default_factory=dict)  # feature NAME → its slice (site.features), each a row of its own
 
     @property
     def last_page(self) -> int:
         return _last_page(self.pages)
 
+    def slice_of(self, feature):
+        """The slice of ``feature`` (a site.features class): the one it ended with, else its empty one."""
+        got = self.slices.get(feature.NAME)
+        return got if got is not None else feature.SLICE()
+
     @classmethod
     def from_json(cls, data: dict) -> "TranscriptState":
-        return cls(**dict(_known(cls, data), summary=TranscriptSummary(**_known(TranscriptSummary, data["summary"]))))
+        """``data["slices"]``: feature NAME → its slice's row; without it (the state files of old:
+        site.stateimport) the slices' fields are ``data``'s own."""
+        rows = data.get("slices") or dict.fromkeys(SLICE_TYPES, data)
+        return cls(**dict(_known(cls, data), summary=TranscriptSummary(**_known(TranscriptSummary, data["summary"])),
+                          slices={name: kind.from_row(rows[name]) for name, kind in SLICE_TYPES.items() if name in rows}))
 
 
 @dataclass(kw_only=True)
@@ -217,7 +212,7 @@ class SessionBrief:
     @classmethod
     def of(cls, state: SessionState) -> "SessionBrief":
         return cls(state.project, state.id, state.info, {
-            tid: TranscriptBrief(ts.summary, ts.pages, ts.source, ts.inode, ts.mtime_ns, ts.team)
+            tid: TranscriptBrief(ts.summary, ts.pages, ts.source, ts.inode, ts.mtime_ns, ts.slice_of(Teams).team)
             for tid, ts in state.transcripts.items()}, state.home_digest)
 
 
@@ -239,8 +234,7 @@ class PackedState:
         return cls(encode_parts(state), SessionBrief.of(state))
 
 
-_SLICE_FIELDS = {name for names, _ in SLICES.values() for name in names}
-_CORE_FIELDS = tuple(f.name for f in fields(TranscriptState) if f.name not in _SLICE_FIELDS)
+_CORE_FIELDS = tuple(f.name for f in fields(TranscriptState) if f.name != "slices")
 
 
 def encode_parts(state: SessionState) -> dict[Part, bytes]:
@@ -249,11 +243,10 @@ def encode_parts(state: SessionState) -> dict[Part, bytes]:
     parts = {("", ""): _encoded(own)}
     for tid, ts in state.transcripts.items():
         parts[(tid, "")] = _encoded({name: getattr(ts, name) for name in _CORE_FIELDS})
-        for feature, (names, _) in SLICES.items():
-            if names:
-                parts[(tid, feature)] = _encoded({name: getattr(ts, name) for name in names})
-            elif tid in state.ledgers:
-                parts[(tid, feature)] = _encoded(state.ledgers[tid])
+        for name, kind in SLICE_TYPES.items():  # (a feature that did not run: its empty slice)
+            parts[(tid, name)] = _encoded(ts.slices.get(name) or kind())
+        if tid in state.ledgers:
+            parts[(tid, Usage.NAME)] = _encoded(state.ledgers[tid])
     return parts
 
 
@@ -261,21 +254,13 @@ def decode_parts(parts: dict[Part, bytes]) -> SessionState:
     """The SessionState of its parts. A transcript missing a slice (of another version: not loaded)
     is left out: it is rendered from line 1, as a new one."""
     data = orjson.loads(parts[("", "")])
-    data["transcripts"], data["ledgers"] = {}, {}
+    data["transcripts"] = {}
     for (tid, feature), raw in parts.items():
-        if tid and not feature:
-            data["transcripts"][tid] = orjson.loads(raw)
-    for tid, ts in list(data["transcripts"].items()):
-        for feature, (names, _) in SLICES.items():
-            raw = parts.get((tid, feature))
-            if raw is None and names:
-                del data["transcripts"][tid]
-                break
-            if raw is not None:
-                if names:
-                    ts.update(orjson.loads(raw))
-                else:
-                    data["ledgers"][tid] = orjson.loads(raw)
+        if tid and not feature and all((tid, name) in parts for name in SLICE_TYPES):
+            data["transcripts"][tid] = dict(orjson.loads(raw), slices={
+                name: orjson.loads(parts[(tid, name)]) for name in SLICE_TYPES})
+    data["ledgers"] = {tid: orjson.loads(parts[(tid, Usage.NAME)]) for tid in data["transcripts"]
+                       if (tid, Usage.NAME) in parts}
     return SessionState.from_json(data)
 
 
@@ -329,10 +314,9 @@ class State:
         from ccreport.site import stateimport, statedb
         st = cls(out)
         conn = statedb.connect(out)
-        versions = {name: version for name, (_, version) in SLICES.items()}
-        st.problems.extend(stateimport.run(out, conn, FORMAT, versions,
+        st.problems.extend(stateimport.run(out, conn, FORMAT, versions(),
                                            lambda data: encode_parts(SessionState.from_json(data))))
-        raw, sessions = statedb.read(conn, versions)
+        raw, sessions = statedb.read(conn, versions())
         try:
             head = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
@@ -405,8 +389,8 @@ class State:
         """Write the parts that changed, drop the rows of vanished sessions, and the head, in one
         transaction (a crash or a full disk leaves the state before it)."""
         from ccreport.site import statedb
-        versions = {name: version for name, (_, version) in SLICES.items()}
-        changed = [(k[0], k[1], tid, f, versions.get(f, 0) if f else 0, self._raw[k][(tid, f)])
+        slices = versions()
+        changed = [(k[0], k[1], tid, f, slices.get(f, 0) if f else 0, self._raw[k][(tid, f)])
                    for k, parts in sorted(self._dirty.items()) for tid, f in sorted(parts) if (tid, f) in self._raw[k]]
         removed = [(k[0], k[1], tid, f) for k, parts in self._removed.items() for tid, f in parts
                    if (tid, f) not in self._raw.get(k, {})]

@@ -18,14 +18,12 @@ from ccreport.model.warmup import is_warmup
 from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import Page, paginate
 from ccreport.model.text import cut_words, session_title
-from ccreport.model.turns import Turns
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
 from ccreport.render.markup import colours_in_browser, controls_free, show_controls
 from ccreport.render.message import RenderContext, message_html
 from ccreport.render.resources import env
-from ccreport.render.turns import continues_note, turn_line
 from ccreport.render.tools.base import extra_of, input_of
 from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
@@ -75,7 +73,6 @@ class _Pages:
     renders: object  # rendercache.TranscriptRenders, or None
     rel: str  # the transcript's folder in the site
     builder: Builder  # its carry names the session (title) and its folder (cwd) as far as read
-    turns: Turns  # the prompts so far (model.turns), fed each page's messages as it is written
     features: list  # site.features: the slices of the state its read keeps
     takes: dict  # message kind → the features that take it (site.features.by_kind)
 
@@ -99,9 +96,6 @@ def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptSta
     state.hashes = {k: v for k, v in resume.hashes.items() if int(k) < no}
     state.agent_refs = {k: v for k, v in resume.agent_refs.items() if v[0] < no}
     state.agent_keys = list(resume.agent_keys)
-    state.turns = resume.turns  # Turns.resume keeps those before the mark
-    state.turns_mark = resume.turns_mark
-    state.closed_turns = resume.closed_turns  # (the turns before state.turns: site.closedturns)
     return state, (no, line, offset, orjson.loads(orjson.dumps(resume.carry_last)))  # a copy
 
 
@@ -126,10 +120,8 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     rel = transcript_dir(s.project.dir_name, s.id, t.id)
     features = for_transcript(run, t.kind, t.id, rel, ledger)
     for f in features:
-        f.begin(resume, start_no, start_line)
-    pages = _Pages(run, t, parent, state, set(state.agent_keys), renders, rel, builder,
-                   Turns.resume(state.turns, state.turns_mark, (state.closed_turns or {}).get("count", 0))
-                   if resume is not None else Turns(), features, by_kind(features))
+        f.begin(resume.slices.get(f.NAME) if resume is not None else None, start_no, start_line)
+    pages = _Pages(run, t, parent, state, set(state.agent_keys), renders, rel, builder, features, by_kind(features))
     try:
         with open_transcript(t) as fh:
             reader = Reader(fh, start_offset, start_line)
@@ -147,13 +139,12 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
         if renders is not None:
             renders.end_pass()
     state.agent_keys = sorted(pages.keys)
-    state.turns = pages.turns.to_json()
     _summarize(state.summary, builder.carry, ledger)
     if state.pages:
         run.writer.write(f"{pages.rel}/{LATEST}", env().get_template("redirect.html").render(target=page_name(state.last_page)))
     for f in features:
-        for name, value in f.end().items():
-            setattr(state, name, value)
+        if (new := f.end()) is not None:
+            state.slices[f.NAME] = new
     return state, ledger
 
 
@@ -248,33 +239,26 @@ def _page_template_args(pages: _Pages, page: Page, lines: set, pending: int, bod
 
 
 def _page_items(pages: _Pages, page: Page, ctx: RenderContext) -> tuple[list, dict | None]:
-    """The page's parts in order, as (id, HTML): each message, and after each prompt the quiet
-    line of what followed it on this page; and the turn the page continues (None: it starts
-    with a prompt, or before any)."""
-    open_turn = pages.turns.turns[-1] if pages.turns.turns else None
-    pages.state.turns_mark = pages.turns.mark()
-    parts = pages.turns.feed_page(page.messages, page.no)
-    after = {turn.line: (turn, figs) for turn, figs in parts if turn is not None and turn.page == page.no}
-    items = []
-    continued = parts[0] if parts and open_turn is not None and parts[0][0] is open_turn else None
-    if continued is not None:
-        items.append(("turn-cont", turn_line("turn-cont", continued[1], None)))
+    """The page's parts in order, as (id, HTML): what the features put before the messages, each
+    message and what they put after it (site.features.Inserts: the quiet line after a prompt);
+    and the note the page opens with (None: none)."""
+    inserts = [got for f in pages.features if (got := f.open(page)) is not None]
+    items = [item for got in inserts for item in got.lead]
     if pages.renders is not None:
         pages.renders.begin_page()
     with colours_in_browser():  # once a page (a context manager per message cost 15k entries per 150 MB)
         for m in page.messages:
-            _page_item(pages, page, ctx, m, after, items)
-    return items, continues_note(continued[0]) if continued is not None else None
+            _page_item(pages, page, ctx, m, inserts, items)
+    return items, next((got.continues for got in inserts if got.continues is not None), None)
 
 
-def _page_item(pages: _Pages, page: Page, ctx: RenderContext, m, after: dict, items: list) -> None:
-    """One message's parts (its HTML, the turn line after a prompt) and what it tells the page."""
+def _page_item(pages: _Pages, page: Page, ctx: RenderContext, m, inserts: list, items: list) -> None:
+    """One message's parts (its HTML, what the features put after it) and what it tells the page."""
     # (without a render cache the page is checked for control characters whole: write_page)
     html = pages.renders.render(m, ctx, pages.run.writer.out) if pages.renders is not None else message_html(m, ctx)
     items.append((f"L{m.line}", html))
-    if m.line in after:
-        turn, figs = after[m.line]
-        items.append((f"turn-L{m.line}", turn_line(f"turn-L{m.line}", figs, turn.ts)))
+    for got in inserts:
+        items.extend(got.after.get(m.line, ()))
     _note_calls(pages, page, m)
     for f in pages.takes.get(m.kind, ()):
         f.message(page, m)

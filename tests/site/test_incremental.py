@@ -18,6 +18,7 @@ import pytest
 from ccreport.site import build as B
 from ccreport.site import session as SESSION
 from ccreport.site import transcript as T
+from ccreport.site import features
 from ccreport.site import state as S
 from ccreport.site.build import Options, build
 from ccreport.layout import SEARCH_DELTA, search_docs, search_units
@@ -67,7 +68,7 @@ def test_one_line_append_writes_at_most_four_files(home, tmp_path, opts):
     # shard), the unit's last document chunk and its session's metadata shard (the session's last
     # time changed).
     key = unit_key(PROJECT, SID, "main")
-    record = S.State.load(out).session((PROJECT, SID)).transcripts["main"].search
+    record = S.State.load(out).session((PROJECT, SID)).transcripts["main"].slices["search"].search
     last_chunk = (record["count"] - 1) // DOCS_PER_CHUNK
     assert written == {f"{SDIR}/page-0005.html", f"{SDIR}/index.html", f"p/{PROJECT}/index.html", "index.html",
                        search_docs(key, last_chunk), search_units(units_file(key)), SEARCH_DELTA}
@@ -370,7 +371,7 @@ def test_state_file_is_versioned(home, tmp_path, opts):
     assert t["summary"]["size"] == main_file(home).stat().st_size and t["offset"] == t["summary"]["size"]
     assert [p[0] for p in t["pages"]] == [1, 2, 3, 4, 5] and set(t["hashes"]) == {"1", "2", "3", "4", "5"}
     assert t["carry_last"]["messages"] == 20 and t["summary"]["lines"] == 24
-    assert {f for tid, f in parts if tid == "main"} == {""} | set(S.SLICES)  # each feature's slice its own row
+    assert {f for tid, f in parts if tid == "main"} == {""} | set(features.versions())  # each feature's slice its own row
     # A corrupt state only costs a rebuild.
     with db:
         db.execute("UPDATE state_head SET raw = ?", (b"{not json",))

@@ -32,7 +32,8 @@ def opts():
 
 
 def _main(out):
-    return State.load(out).session((PROJECT, SID)).transcripts["main"]
+    """The main transcript's turns slice (site.features.TurnsSlice)."""
+    return State.load(out).session((PROJECT, SID)).transcripts["main"].slices["turns"]
 
 
 def _db(out):

@@ -38,8 +38,9 @@ def test_outline_lists_every_prompt_linked_to_its_anchor(corpus_site):
         folder = site / "p" / project / sid
         html = (folder / "index.html").read_text()
         rows = re.findall(r'<li class="turn-row">\s*<p class="turn-prompt"><a href="([^"]+)">', html)
-        assert len(rows) == len(main["turns"]), (project, sid)
-        for href, data in zip(rows, main["turns"]):
+        turns = main["slices"]["turns"]["turns"]
+        assert len(rows) == len(turns), (project, sid)
+        for href, data in zip(rows, turns):
             turn = Turn.from_json(data)
             page, anchor = href.split("#")
             assert anchor == f"L{turn.line}" and anchor in ids_of(folder / page)
@@ -211,7 +212,7 @@ def test_outline_lists_prompts_that_follow_an_ide_context_block(corpus_site):
     """7acd37a8: two of its five typed prompts come after an <ide_…> block in the same user line."""
     site, _ = corpus_site
     st = saved_states(site)[(JSS, JSS_SESSION)]
-    prompts = [Turn.from_json(t).prompt for t in st["transcripts"]["main"]["turns"]]
+    prompts = [Turn.from_json(t).prompt for t in st["transcripts"]["main"]["slices"]["turns"]["turns"]]
     typed = [p for p in prompts if not p.startswith("/")]
     assert len(typed) == 5, prompts
     assert typed[0].startswith("OK, so this was just so you know") and typed[-1] == "Let's also Migrate to AudioWorklet"

@@ -61,7 +61,7 @@ def test_an_old_state_is_imported_and_its_files_go(tmp_path, layout):
     res = build(home, out, opts)
     assert res.errors == [] and _left(out) == []
     assert rel_written(res, out) <= {"index.html"}  # nothing rendered again: the imported state was used
-    main = State.load(out).session((PROJECT, LONG)).transcripts["main"]
+    main = State.load(out).session((PROJECT, LONG)).transcripts["main"].slices["turns"]
     if layout == "files":
         assert main.closed_turns["count"] == 250 and main.closed_turns["first"] == [1, 1]
     append(home / "projects" / PROJECT / f"{LONG}.jsonl", lines_of(3, start=400, sid=LONG))
