@@ -109,24 +109,6 @@ def atomic_file(path: Path, durable: bool = False):
         yield fh
 
 
-def append_at(path: Path, valid: int, raw: bytes, durable: bool = False) -> int:
-    """``raw`` written after the first ``valid`` bytes of ``path`` (a new file when ``valid`` is 0);
-    whatever lies past them (a killed append's partial write) is cut off first. For append-only
-    files whose valid length is recorded elsewhere (the store's logs, the closed turns' files).
-    Returns the new length. ``durable``: fsynced (the record naming these bytes is written after)."""
-    try:
-        with open(path, "r+b" if valid else "wb") as fh:
-            fh.truncate(valid)
-            fh.seek(valid)
-            fh.write(raw)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-    except OSError as exc:
-        raise WriteError(exc.errno, exc.strerror, str(path)) from exc
-    return valid + len(raw)
-
-
 def atomic_write(path: Path, raw: bytes, durable: bool = False) -> None:
     """``raw`` as the whole of ``path`` (atomic_file's contract), in one unbuffered write: no
     buffer object, context managers or terminal check per file (a site has thousands of files).

@@ -34,13 +34,16 @@ from ccreport.source.homefiles import prompt_key
 
 @dataclass
 class Slice:
-    """A feature's part of a TranscriptState. Its row is its fields as JSON (orjson writes a
-    dataclass field for field); ``from_row`` reads it back."""
+    """A feature's part of a TranscriptState, saved as a row of its own: ``to_row`` (its fields:
+    orjson writes a dataclass field for field) and back (``from_row``)."""
 
     @classmethod
     def from_row(cls, data: dict) -> "Slice":
-        """The slice of its row (or of a whole transcript's state of the files of old: site.stateimport)."""
+        """The slice of its row (or of a transcript's whole state in the files of old: site.stateimport)."""
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
+
+    def to_row(self):
+        return self
 
 
 @dataclass
@@ -61,6 +64,7 @@ class Feature:
     SLICE: ClassVar[type | None] = None  # its slice's type (in TranscriptState.slices); None: none there
     kinds: frozenset = frozenset()  # the message kinds (model.messages.Message.kind) ``message`` takes
     types: frozenset | None = frozenset()  # the entry types (its "type") ``entry`` takes; None: every entry
+    kept: Slice | None = None  # the new slice, from ``begin`` on
 
     def begin(self, saved, no: int, line: int) -> None:
         """The read starts at page ``no``, line ``line``; ``saved``: the slice it resumes (None: line 1)."""
@@ -80,18 +84,35 @@ class Feature:
 
     def end(self) -> Slice | None:
         """The new slice (None: it keeps none in TranscriptState)."""
-        return None
+        return self.kept
+
+
+@dataclass
+class UsageSlice(Slice):
+    """The saved ledger; its row is the ledger itself."""
+
+    ledger: dict | None = None  # model.usage.TranscriptUsage.to_json(); None: none saved (read from line 1)
+
+    @classmethod
+    def from_row(cls, data) -> "UsageSlice":
+        return cls(data if isinstance(data, dict) else None)
+
+    def to_row(self):
+        return self.ledger
 
 
 class Usage(Feature):
-    """The transcript's usage ledger (model.usage.TranscriptUsage): every entry, for the forks it
-    follows. Its slice is the session's (SessionState.ledgers), saved by site.session."""
+    """The transcript's usage ledger (model.usage.TranscriptUsage, made from the saved one by
+    site.transcript, whose figures it gives): every entry, for the forks it follows."""
 
-    NAME = "usage"
+    NAME, SLICE = "usage", UsageSlice
     types = None
 
     def __init__(self, ledger):
-        self.entry = ledger.feed
+        self.ledger, self.entry = ledger, ledger.feed
+
+    def end(self):
+        return UsageSlice(self.ledger.to_json())
 
 
 class FileHistory(Feature):
@@ -119,10 +140,9 @@ class TurnLines(Feature):
     NAME, SLICE = "turns", TurnsSlice
 
     def begin(self, saved, no, line):
-        self.kept = saved or TurnsSlice()
         self.turns = Turns.resume(saved.turns, saved.turns_mark, (saved.closed_turns or {}).get("count", 0)) \
             if saved is not None else Turns()
-        self.mark = self.kept.turns_mark
+        self.mark, self.closed = (saved.turns_mark, saved.closed_turns) if saved is not None else (None, None)
 
     def open(self, page):
         open_turn = self.turns.turns[-1] if self.turns.turns else None
@@ -136,7 +156,7 @@ class TurnLines(Feature):
         return out
 
     def end(self):
-        return TurnsSlice(self.turns.to_json(), self.mark, self.kept.closed_turns)
+        return TurnsSlice(self.turns.to_json(), self.mark, self.closed)
 
 
 @dataclass
@@ -152,12 +172,12 @@ class Teams(Feature):
 
     def begin(self, saved, no, line):
         # a copy (re-fed lines change nothing)
-        self.team = orjson.loads(orjson.dumps(saved.team)) if saved is not None and saved.team else None
+        self.kept = TeamsSlice(orjson.loads(orjson.dumps(saved.team)) if saved is not None and saved.team else None)
 
     def message(self, page, m):
         if m.entry is None or m.forked:
             return
-        facts = TeamFacts(self.team)
+        facts = TeamFacts(self.kept.team)
         if isinstance(m.entry.get("teamName"), str):
             facts.entry(m.entry)
         for btype, payload in m.blocks:
@@ -168,10 +188,7 @@ class Teams(Feature):
                 r = payload.result
                 facts.call(payload.name, payload.input, r.extra if r is not None else None)
         if facts.data != {"teams": [], "members": {}, "tasks": {}}:
-            self.team = facts.data
-
-    def end(self):
-        return TeamsSlice(self.team)
+            self.kept.team = facts.data
 
 
 @dataclass
@@ -186,14 +203,11 @@ class Typed(Feature):
     kinds = frozenset(("user",))
 
     def begin(self, saved, no, line):
-        self.typed = [x for x in saved.typed if x[0] < line] if saved is not None else []
+        self.kept = TypedSlice([x for x in saved.typed if x[0] < line] if saved is not None else [])
 
     def message(self, page, m):
         if isinstance(m.entry, dict) and (typed := typed_prompt_text(m.entry)):
-            self.typed.append([m.line, prompt_key(typed)])
-
-    def end(self):
-        return TypedSlice(self.typed)
+            self.kept.typed.append([m.line, prompt_key(typed)])
 
 
 @dataclass
@@ -211,16 +225,13 @@ class Workflows(Feature):
         self.cards = cards  # run id → its card (render.context.RenderContext.workflow_runs)
 
     def begin(self, saved, no, line):
-        self.refs = {k: v for k, v in saved.run_refs.items() if v[0] < no} if saved is not None else {}
+        self.kept = WorkflowsSlice({k: v for k, v in saved.run_refs.items() if v[0] < no} if saved is not None else {})
 
     def message(self, page, m):
         for call in m.calls:
             rid = run_id_of(call) if call.name == "Workflow" else None
-            if rid is not None and rid not in self.refs:  # its card shows the run's files (site/plan.py)
-                self.refs[rid] = [page.no, self.cards.get(rid)]
-
-    def end(self):
-        return WorkflowsSlice(self.refs)
+            if rid is not None and rid not in self.kept.run_refs:  # its card shows the run's files (site/plan.py)
+                self.kept.run_refs[rid] = [page.no, self.cards.get(rid)]
 
 
 @dataclass
@@ -238,7 +249,7 @@ class Replies(Feature):
         self.writer, self.rel = writer, rel
 
     def begin(self, saved, no, line):
-        self.replies = {k: v for k, v in saved.replies.items() if v < no} if saved is not None else {}
+        self.kept = RepliesSlice({k: v for k, v in saved.replies.items() if v < no} if saved is not None else {})
 
     def page(self, page):
         env_, out = env().get_template("redirect.html"), []
@@ -255,10 +266,7 @@ class Replies(Feature):
                                                           what=f"reply from {info.get('to') or 'the teammate'}")))
         for name, args in out:
             self.writer.write(f"{self.rel}/{name}", env_.render(**args))
-            self.replies[name] = page.no
-
-    def end(self):
-        return RepliesSlice(self.replies)
+            self.kept.replies[name] = page.no
 
 
 @dataclass
@@ -273,13 +281,10 @@ class Changes(Feature):
     NAME, SLICE = "changes", ChangesSlice
 
     def begin(self, saved, no, line):
-        self.changed = list(saved.changed) if saved is not None else []
+        self.kept = ChangesSlice(list(saved.changed) if saved is not None else [])
 
     def page(self, page):
-        changed_paths(page.messages, self.changed)
-
-    def end(self):
-        return ChangesSlice(self.changed)
+        changed_paths(page.messages, self.kept.changed)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from dataclasses import fields
 from ccreport.layout import INDEX, LATEST, depth_root, page_name, project_url, session_dir, url_name
 from ccreport.layout import transcript_slug
 from ccreport.model.agents import agent_tree
-from ccreport.model.text import cut_words, session_title
+from ccreport.model.text import session_title
 from ccreport.model.usage import session_cost
 from ccreport.render.markup import human_size
 from ccreport.render.message import local_date

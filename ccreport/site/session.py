@@ -19,7 +19,7 @@ from ccreport.model.usage import TranscriptUsage, merge_ledgers
 from ccreport.render.context import BlobStore
 from ccreport.site import search, closedturns
 from ccreport.site.extras import SessionHome, digest, section
-from ccreport.site.features import Changes, Replies, Search, Teams, TurnLines
+from ccreport.site.features import Changes, Replies, Search, Teams, TurnLines, Usage
 from ccreport.site.filehistory import BeforeEdits
 from ccreport.site.options import Options
 from ccreport.site.outlineparts import PartsView, write_parts
@@ -111,7 +111,6 @@ def _new_run(job: SessionJob) -> SessionRun:
                                                 if job.opts.search else None),
         before_edits=BeforeEdits(job.home.files(), pdir, s.id, writer) if job.home is not None else None,
         plan_urls=job.home.plan_urls if job.home is not None else {},
-        kept_ledgers=(old.ledgers if old is not None else {}),  # the previous run's usage ledgers
         workflow_runs=cards, run_files=runs)
 
 
@@ -165,7 +164,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     closed = _spill(job, new_ts, modes)
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()), job.summary_title)
-    info.usage_report = _usage_report(s, run, ledgers, old if not changed else None)
+    info.usage_report = _usage_report(s, new_ts, ledgers, old if not changed else None)
     side += team_stamp(s.project.home, team_names(new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)
     home = section(job.home, s.id, list(new_ts.values()))
@@ -174,7 +173,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
             or not (out / session_dir(s.project.dir_name, s.id) / INDEX).exists()):
         _write_parts(job, run, new_ts, modes.get("main"), info, closed, deleted)
         write_session_overview(s, info, list(new_ts.values()), run.writer, job.project_title, extras, home)
-    state = _new_state(job, run, new_ts, ledgers, info)
+    state = _new_state(job, run, new_ts, info)
     state.home_digest = digest(home)
     state.side = side
     return SessionOutcome(PackedState.of(state), [str(p) for p in run.writer.written], deleted,
@@ -216,21 +215,19 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     return {"runs": rows, "team": team_view(s, [team for ts in new_ts.values() if (team := ts.slice_of(Teams).team)]), "fork": fork}
 
 
-def _usage_report(s: Session, run: SessionRun, ledgers: dict, unchanged: SessionState | None) -> dict:
+def _usage_report(s: Session, new_ts: dict, ledgers: dict, unchanged: SessionState | None) -> dict:
     """The session's usage: the saved report when nothing changed, else its transcripts' ledgers
     merged (those not read this time come from the saved ones)."""
     if unchanged is not None and unchanged.info.usage_report is not None:
         return unchanged.info.usage_report
     merged = []
     for t in s.transcripts:
-        merged.append((t.id, t.kind, ledgers.get(t.id) or TranscriptUsage(run.kept_ledgers.get(t.id))))
+        merged.append((t.id, t.kind, ledgers.get(t.id) or TranscriptUsage(new_ts[t.id].slice_of(Usage).ledger)))
     return merge_ledgers(merged)
 
 
-def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, info: SessionInfo) -> SessionState:
+def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, info: SessionInfo) -> SessionState:
     s = job.session
-    # The ledgers of the transcripts read this time, the saved ones of the others.
-    to_save = {t.id: ledgers[t.id].to_json() if t.id in ledgers else run.kept_ledgers.get(t.id) for t in s.transcripts}
     for t in s.transcripts:  # after the last write into the folders: see plan.dir_stamp
         new_ts[t.id].dir_mtime_ns = dir_stamp(job.out / transcript_dir(s.project.dir_name, s.id, t.id))
     keep = set(new_ts["main"].agent_keys) if "main" in new_ts else set()
@@ -239,8 +236,7 @@ def _new_state(job: SessionJob, run: SessionRun, new_ts: dict, ledgers: dict, in
     calls = run.agent_calls
     return SessionState(project=s.project.dir_name, id=s.id, info=info, transcripts=new_ts,
                         agent_calls={k: calls[k] for k in sorted(calls) if k in keep},
-                        agent_titles={k: v for k, v in sorted(run.agent_titles.items()) if k in keep},
-                        ledgers={k: v for k, v in to_save.items() if v is not None})
+                        agent_titles={k: v for k, v in sorted(run.agent_titles.items()) if k in keep})
 
 
 def prune_pages(out: Path, rel: str, prev: TranscriptState, keep: int, deleted: list) -> None:

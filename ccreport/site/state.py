@@ -34,7 +34,7 @@ import orjson
 
 from ccreport import __version__
 from ccreport.layout import STATE_DIR
-from ccreport.site.features import SLICE_TYPES, Teams, Usage, versions
+from ccreport.site.features import SLICE_TYPES, Teams, versions
 from ccreport.source import database
 
 # 14: search documents in files shared by units (a site of 13 has one file per transcript);
@@ -130,11 +130,9 @@ class TranscriptState:
 
     @classmethod
     def from_json(cls, data: dict) -> "TranscriptState":
-        """``data["slices"]``: feature NAME → its slice's row; without it (the state files of old:
-        site.stateimport) the slices' fields are ``data``'s own."""
-        rows = data.get("slices") or dict.fromkeys(SLICE_TYPES, data)
+        """``data["slices"]``: feature NAME → its slice's row."""
         return cls(**dict(_known(cls, data), summary=TranscriptSummary(**_known(TranscriptSummary, data["summary"])),
-                          slices={name: kind.from_row(rows[name]) for name, kind in SLICE_TYPES.items() if name in rows}))
+                          slices={name: kind.from_row(data["slices"][name]) for name, kind in SLICE_TYPES.items()}))
 
 
 @dataclass(kw_only=True)
@@ -163,19 +161,14 @@ class SessionState:
     transcripts: dict = field(default_factory=dict)  # transcript id ("main" or agent id) → TranscriptState
     agent_calls: dict = field(default_factory=dict)  # main-transcript calls sub-agents link back to
     agent_titles: dict = field(default_factory=dict)  # sub-agent id → its call's description (its pages' title)
-    ledgers: dict = field(default_factory=dict)  # transcript id → model.usage.TranscriptUsage.to_json()
     side: list = field(default_factory=list)  # source.sidefiles rows: run files, custom title, team files
     format: int = FORMAT
     home_digest: str = ""  # of the home-file section its overview shows (site.extras): rewritten when it moves
 
     @classmethod
     def from_json(cls, data: dict) -> "SessionState":
-        return cls(project=data["project"], id=data["id"],
-                   info=SessionInfo(**_known(SessionInfo, data["info"])),
-                   transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()},
-                   agent_calls=data.get("agent_calls") or {},
-                   agent_titles=data.get("agent_titles") or {}, ledgers=data.get("ledgers") or {},
-                   home_digest=data.get("home_digest") or "", side=data.get("side") or [])
+        return cls(**dict(_known(cls, data), format=FORMAT, info=SessionInfo(**_known(SessionInfo, data["info"])),
+                          transcripts={k: TranscriptState.from_json(t) for k, t in data["transcripts"].items()}))
 
 
 @dataclass
@@ -239,14 +232,12 @@ _CORE_FIELDS = tuple(f.name for f in fields(TranscriptState) if f.name != "slice
 
 def encode_parts(state: SessionState) -> dict[Part, bytes]:
     """A session's state as its parts: the session's own, each transcript's core and its slices."""
-    own = {f.name: getattr(state, f.name) for f in fields(SessionState) if f.name not in ("transcripts", "ledgers")}
+    own = {f.name: getattr(state, f.name) for f in fields(SessionState) if f.name != "transcripts"}
     parts = {("", ""): _encoded(own)}
     for tid, ts in state.transcripts.items():
         parts[(tid, "")] = _encoded({name: getattr(ts, name) for name in _CORE_FIELDS})
         for name, kind in SLICE_TYPES.items():  # (a feature that did not run: its empty slice)
-            parts[(tid, name)] = _encoded(ts.slices.get(name) or kind())
-        if tid in state.ledgers:
-            parts[(tid, Usage.NAME)] = _encoded(state.ledgers[tid])
+            parts[(tid, name)] = _encoded((ts.slices.get(name) or kind()).to_row())
     return parts
 
 
@@ -259,8 +250,6 @@ def decode_parts(parts: dict[Part, bytes]) -> SessionState:
         if tid and not feature and all((tid, name) in parts for name in SLICE_TYPES):
             data["transcripts"][tid] = dict(orjson.loads(raw), slices={
                 name: orjson.loads(parts[(tid, name)]) for name in SLICE_TYPES})
-    data["ledgers"] = {tid: orjson.loads(parts[(tid, Usage.NAME)]) for tid in data["transcripts"]
-                       if (tid, Usage.NAME) in parts}
     return SessionState.from_json(data)
 
 

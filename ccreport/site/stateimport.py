@@ -22,6 +22,7 @@ import orjson
 from ccreport.layout import STATE_DIR, site_name
 from ccreport.site import statedb
 from ccreport.site.closedturns import PART
+from ccreport.site.features import SLICE_TYPES, Usage
 from ccreport.source import database
 
 OLD_FORMAT = 12
@@ -92,6 +93,7 @@ def _session(folder: Path, project: str, sid: str, data: dict, encode) -> tuple[
     """The session's state's parts and its closed turns' rows; None when its files do not hold it."""
     rows = []
     try:
+        ledgers = data.pop("ledgers", None) or {}
         for tid, t in data["transcripts"].items():
             kept = t.pop("turns_file", None)
             if kept:
@@ -99,6 +101,8 @@ def _session(folder: Path, project: str, sid: str, data: dict, encode) -> tuple[
                 rows += [(project, sid, tid, i // PART + 1, orjson.dumps(turns[i:i + PART]))
                          for i in range(0, len(turns), PART)]
                 t["closed_turns"] = {"count": kept["count"], "first": kept["first"]}
+            # its features' fields were its own, its usage ledger the session's
+            t["slices"] = dict(dict.fromkeys(SLICE_TYPES, t), **{Usage.NAME: ledgers.get(tid)})
         return encode(data), rows
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

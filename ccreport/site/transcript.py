@@ -17,7 +17,7 @@ from ccreport.layout import transcript_dir, transcript_slug
 from ccreport.model.warmup import is_warmup
 from ccreport.model.messages import Builder, set_summary_title, title_of
 from ccreport.model.pages import Page, paginate
-from ccreport.model.text import cut_words, session_title
+from ccreport.model.text import session_title
 from ccreport.model.usage import TranscriptUsage
 from ccreport.model.workflows import run_id_of
 from ccreport.render.context import BlobStore
@@ -27,7 +27,7 @@ from ccreport.render.resources import env
 from ccreport.render.tools.base import extra_of, input_of
 from ccreport.render.tools.homelinks import plan_name, plan_paths
 from ccreport.site import search
-from ccreport.site.features import by_kind, for_transcript, tapped
+from ccreport.site.features import Usage, by_kind, for_transcript, tapped
 from ccreport.site.agentpages import agent_name, back_link_label, run_link, transcript_crumbs
 from ccreport.site.indexes import page_args
 from ccreport.site.options import Options
@@ -52,7 +52,6 @@ class SessionRun:
     agent_titles: dict = field(default_factory=dict)  # sub-agent id → the description its call gave it
     copy_tool_result: Callable | None = None  # site.toolresults.copier
     render_cache: object = None  # live.rendercache.RenderCache, in-process builds only
-    kept_ledgers: dict = field(default_factory=dict)  # transcript id → saved usage ledger (JSON)
     search: search.SessionIndex | None = None  # the session's part of the search index
     workflow_runs: dict = field(default_factory=dict)  # run id → its card (render.context.RenderContext)
     run_files: list = field(default_factory=list)  # source.workflows.RunFiles of the session
@@ -77,14 +76,6 @@ class _Pages:
     takes: dict  # message kind → the features that take it (site.features.by_kind)
 
 
-def _resumable(run: SessionRun, t: Transcript, resume: TranscriptState | None) -> TranscriptState | None:
-    """``resume`` when it can be continued: its usage ledger is saved. Otherwise None: read from
-    line 1, same pages."""
-    if resume is None or not isinstance(run.kept_ledgers.get(t.id), dict):
-        return None
-    return resume
-
-
 def _start(t: Transcript, resume: TranscriptState | None) -> tuple[TranscriptState, tuple]:
     """The state a read starts from and where it starts (page no, line, byte offset, model carry)."""
     state = TranscriptState(TranscriptSummary(id=t.id, kind=t.kind, label=t.label, agent_type=t.agent_type,
@@ -106,10 +97,9 @@ def render_transcript(run: SessionRun, t: Transcript, parent: str | None,
     are. Search and usage come from the same read: each written page's documents, and every entry
     through the transcript's usage ledger (resumed from the saved one). Returns the new state and
     the ledger."""
-    saved = run.kept_ledgers.get(t.id) if resume is not None else None
-    # (a saved ledger is continued even when the read restarts at line 1: it counts each API response once)
-    ledger = TranscriptUsage(saved)  # (TranscriptUsage ignores anything but a saved ledger)
-    resume = _resumable(run, t, resume)
+    saved = resume.slice_of(Usage).ledger if resume is not None else None
+    ledger = TranscriptUsage(saved)  # (a saved ledger is continued: it counts each API response once)
+    resume = resume if saved is not None else None  # without one the read starts at line 1, same pages
     state, (start_no, start_line, start_offset, carry) = _start(t, resume)
     state.summary.task = run.agent_titles.get(t.id) or run.agent_titles.get(t.tool_use_id or "")
     s = run.session
