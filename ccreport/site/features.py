@@ -11,7 +11,7 @@ dataclass defined beside it): TranscriptState holds the slices by NAME (site.sta
 database saves each as a row of its own with its version (site.statedb), so a feature's change bumps
 its VERSION, not site.state.FORMAT (a slice of another version renders its transcript from line 1).
 Adding a feature touches neither TranscriptState nor site.transcript: a class here, and its place in
-``for_transcript``.
+``for_transcript`` and ``FEATURES``.
 """
 
 from __future__ import annotations
