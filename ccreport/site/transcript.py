@@ -248,7 +248,8 @@ def _page_item(pages: _Pages, page: Page, ctx: RenderContext, m, inserts: list, 
     html = pages.renders.render(m, ctx, pages.run.writer.out) if pages.renders is not None else message_html(m, ctx)
     items.append((f"L{m.line}", html))
     for got in inserts:
-        items.extend(got.after.get(m.line, ()))
+        if m.line in got.after:  # (a test per message, as cheap as it gets: most have nothing after them)
+            items.extend(got.after[m.line])
     _note_calls(pages, page, m)
     for f in pages.takes.get(m.kind, ()):
         f.message(page, m)
