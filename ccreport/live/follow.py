@@ -257,7 +257,7 @@ def _team_projects(state: State | None, teams: set[str] | None) -> set[str]:
     show the team's files (site.teampage), and their saved team stamp tells which changed."""
     found: set[str] = set()
     for (pdir, _), old in (state.sessions.items() if state is not None else ()):
-        named = team_names(old.transcripts.values())
+        named = team_names(t.team for t in old.transcripts.values())
         if named and (teams is None or teams.intersection(named)):
             found.add(pdir)
     return found

@@ -313,7 +313,8 @@ class Search(Feature):
 def for_transcript(run, kind: str, transcript_id: str, rel: str, ledger) -> list[Feature]:
     """The features of one transcript's read (``run``: site.transcript.SessionRun; ``ledger``: its
     model.usage.TranscriptUsage)."""
-    features: list[Feature] = [Usage(ledger), TurnLines(), Teams(), Workflows(run.workflow_runs), Replies(run.writer, rel)]
+    features: list[Feature] = [Usage(ledger), TurnLines(), Teams(), Workflows(run.workflow_runs),
+                               Replies(run.writer, rel)]
     if run.before_edits is not None and run.before_edits.files is not None:
         features.append(FileHistory(run.before_edits))
     features.append(Typed() if kind == "main" else Changes())

@@ -96,7 +96,8 @@ def _refs_changed(prev: TranscriptState, agents: dict, cards: dict | None) -> Pl
     found = None
     refs = [(no, "a sub-agent link") for aid, (no, linked) in prev.agent_refs.items() if (aid in agents) != linked]
     if cards is not None:
-        refs += [(no, "a workflow run card") for rid, (no, card) in prev.slice_of(Workflows).run_refs.items() if cards.get(rid) != card]
+        refs += [(no, "a workflow run card") for rid, (no, card) in prev.slice_of(Workflows).run_refs.items()
+                 if cards.get(rid) != card]
     for no, what in refs:
         if no < prev.last_page:
             return Plan(FULL, f"{what} on a closed page changed")
@@ -150,14 +151,15 @@ def session_plans(s: Session, old: SessionState | None, out: Path,
     return plans, calls
 
 
-def team_names(states) -> list:
-    """The teams a session's transcripts name (their files are read from the home's root)."""
-    return merge_facts([team for ts in states if (team := ts.slice_of(Teams).team)])["teams"]
+def team_names(teams) -> list:
+    """The teams a session's transcripts name (their files are read from the home's root); ``teams``:
+    each transcript's model.teams facts (its teams slice, or its brief's), None for none."""
+    return merge_facts([team for team in teams if team])["teams"]
 
 
 def side_stamp(s: Session, old: SessionState) -> list:
     """What source.sidefiles stamps of the session now, for the teams its saved state names."""
-    return session_stamp(s) + team_stamp(s.project.home, team_names(old.transcripts.values()))
+    return session_stamp(s) + team_stamp(s.project.home, team_names(ts.slice_of(Teams).team for ts in old.transcripts.values()))
 
 
 def session_unchanged(s: Session, old: SessionState | None, out: Path) -> tuple[bool, dict[str, int]]:

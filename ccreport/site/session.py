@@ -128,7 +128,7 @@ def _update_transcript(run: SessionRun, t: Transcript, mode: str, prev: Transcri
     folder = transcript_dir(s.project.dir_name, s.id, t.id)
     if prev and mode == FULL:
         prune_pages(out, folder, prev, len(st.pages), deleted)
-        for name in set(prev.slice_of(Replies).replies) - set(st.slice_of(Replies).replies):  # the SendMessage calls they served are gone
+        for name in set(prev.slice_of(Replies).replies) - set(st.slice_of(Replies).replies):  # their calls are gone
             remove(out / folder / name, deleted)
     if mode == FULL and st.pages and st.summary.error is None:
         # Pages left from a longer earlier file that no state remembers (state deleted, or an
@@ -165,7 +165,7 @@ def update_session(job: SessionJob) -> SessionOutcome:
     changed = any(m != SAME for m in modes.values()) or set(prev_ts) != set(new_ts)
     info = session_info(s, list(new_ts.values()), job.summary_title)
     info.usage_report = _usage_report(s, new_ts, ledgers, old if not changed else None)
-    side += team_stamp(s.project.home, team_names(new_ts.values()))
+    side += team_stamp(s.project.home, team_names(ts.slice_of(Teams).team for ts in new_ts.values()))
     extras = _extras(run, job, new_ts, deleted)
     home = section(job.home, s.id, list(new_ts.values()))
     moved = old is None or old.home_digest != digest(home)
@@ -212,7 +212,8 @@ def _extras(run: SessionRun, job: SessionJob, new_ts: dict, deleted: list) -> di
     fork = main.summary.fork if main is not None else None
     if fork:
         fork = dict(fork, url=FORK_POINT if in_project(s, fork.get("parent")) else None)
-    return {"runs": rows, "team": team_view(s, [team for ts in new_ts.values() if (team := ts.slice_of(Teams).team)]), "fork": fork}
+    teams = [team for ts in new_ts.values() if (team := ts.slice_of(Teams).team)]
+    return {"runs": rows, "team": team_view(s, teams), "fork": fork}
 
 
 def _usage_report(s: Session, new_ts: dict, ledgers: dict, unchanged: SessionState | None) -> dict:
