@@ -15,7 +15,7 @@ from pathlib import Path
 from ccreport.layout import STATE_DIR
 from ccreport.source import database
 
-STATE_SCHEMA = 1  # the tables below; their content's version is site.state.FORMAT and SLICES
+STATE_SCHEMA = 1  # the tables below; their content's version is site.state.FORMAT and each feature's VERSION
 TURNS_SCHEMA = 1
 _TABLES = {
     "state": ("state_head", "state_parts"),
