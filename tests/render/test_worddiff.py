@@ -93,6 +93,25 @@ def test_opcodes_with_head_and_tail_trimmed_still_rebuild_both_sides():
         assert (at_a, at_b) == (len(a), len(b)) and rebuilt == b
 
 
+def test_the_compiled_matcher_gives_difflibs_opcodes_and_hunks():
+    # cydifflib replaces difflib on the render path for speed: output must stay byte-identical.
+    import difflib
+    import random
+
+    from ccreport.render.tools import worddiff
+
+    rng = random.Random(27)
+    words = ["a", "b", "c", "(", ")", " ", "=", "x1", "\n"]
+    for _ in range(2000):
+        a = [rng.choice(words) for _ in range(rng.randint(0, 40))]
+        b = [w for w in a if rng.random() > 0.2] + [rng.choice(words) for _ in range(rng.randint(0, 5))]
+        rng.shuffle(b) if rng.random() < 0.2 else None
+        assert worddiff.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() == \
+            difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        old, new = "".join(a), "".join(b)
+        assert diff_lines(old, new) == list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+
+
 GALLERY = "p/-home-demo-gallery/9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21/page-0001.html"
 
 

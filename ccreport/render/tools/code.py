@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import operator
 import re
 from functools import lru_cache
@@ -10,7 +9,7 @@ from functools import lru_cache
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_language
 from ccreport.render.markup import FOLD_LINES, cut, esc, highlight_lines, in_browser
 from ccreport.render.tools.base import as_str
-from ccreport.render.tools.worddiff import marked_lines
+from ccreport.render.tools.worddiff import marked_lines, unified_diff
 
 
 def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
@@ -122,7 +121,7 @@ def _parse_numbered_lines(text: str):
 # --- diffs --------------------------------------------------------------------------------------
 def diff_lines(old: str, new: str) -> list[str]:
     """The hunks of a unified diff (3 lines of context) between two texts, without its file header."""
-    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+    return list(unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
 
 
 def diff_html(lines) -> str:
