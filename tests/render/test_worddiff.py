@@ -60,6 +60,17 @@ def test_diff_html_keeps_the_line_classes():
     assert '<span class="ctx"> keep\n</span>' in html
 
 
+def test_diff_lines_are_escaped_as_one_by_one():
+    # diff_html escapes the lines in one call over their joined text: the same as line by line,
+    # including controls shown as pictures and a hostile line that holds a newline of its own.
+    from ccreport.render.markup import esc
+
+    for lines in ([" @@ -1 +1 @@", " <a>&'x'", "-\x1b[31mred\u202e", " \x00", "+\x1b[32mgreen"],
+                  [" ok", "+two\nlines", "-<x>"]):
+        spans = re.findall(r'<span class="(?:add|del|ctx|hunk)">(.*?)\n</span>', diff_html(lines), re.S)
+        assert spans == [esc(ln) for ln in lines]
+
+
 def test_edit_multiedit_and_write_views_mark_words():
     edit = _rendered("Edit", {"file_path": "/p/app.py", "old_string": "if n <= 0:", "new_string": "if n < 1:"})
     assert "if n &lt;<del>=</del> <del>0</del>:" in edit and "if n &lt; <ins>1</ins>:" in edit

@@ -124,13 +124,21 @@ def diff_lines(old: str, new: str) -> list[str]:
     return list(unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
 
 
+def _escaped(lines: list[str]) -> list[str]:
+    """esc of each line, in one call over the joined text (a diff has thousands of short lines); line
+    by line when a line holds a newline of its own (a hostile patch)."""
+    shown = esc("\n".join(lines)).split("\n")
+    return shown if len(shown) == len(lines) else [esc(ln) for ln in lines]
+
+
 def diff_html(lines) -> str:
     out = []
     words = marked_lines(lines)  # (the changed words of paired -/+ lines, render.tools.worddiff)
+    shown = _escaped(lines)
     for i, ln in enumerate(lines):
         cls = "add" if ln.startswith("+") else "del" if ln.startswith("-") else "hunk" if ln.startswith("@@") else "ctx"
         # The newline sits inside the (block) span: between spans it would add an empty line.
-        out.append(f'<span class="{cls}">{words.get(i) or esc(ln)}\n</span>')
+        out.append(f'<span class="{cls}">{words.get(i) or shown[i]}\n</span>')
     if not out:
         return '<p class="dim">(no change)</p>'
     if len(out) > FOLD_LINES * 3:
