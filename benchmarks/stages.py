@@ -34,7 +34,7 @@ DEFAULT = ["ccreport.site.transcript.message_html", "ccreport.site.transcript.wr
            "ccreport.site.session.render_transcript", "ccreport.site.session.update_session",
            "ccreport.site.write.Writer.write", "ccreport.site.session.write_session_overview",
            "ccreport.model.messages.Builder.feed", "ccreport.model.usage.TranscriptUsage.feed",
-           "ccreport.site.filehistory.BeforeEdits._see", "ccreport.model.turns.Turns.feed_page",
+           "ccreport.site.filehistory.BeforeEdits.see", "ccreport.model.turns.Turns.feed_page",
            "jinja2.environment.Template.render", "ccreport.site.build._write_indexes",
            "ccreport.site.search.SessionIndex.page", "ccreport.site.search.SessionIndex.end",
            "ccreport.site.build._write_search", "ccreport.site.build._start"]

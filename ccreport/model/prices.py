@@ -57,11 +57,15 @@ def _rates(model: str | None) -> tuple[int, int, int, int, int] | None:
 def cost_units(model: str | None, usage: dict) -> int | None:
     """The cost of one usage record in integer units (UNITS_PER_DOLLAR), or None for a model without a
     known price."""
+    get = usage.get
+    return counts_cost(model, get("input_tokens", 0), get("output_tokens", 0), get("cache_creation_input_tokens", 0),
+                       get("cache_write_1h", 0), get("cache_read_input_tokens", 0))
+
+
+def counts_cost(model: str | None, inp: int, out: int, write: int, write_1h: int, read: int) -> int | None:
+    """cost_units of the counts themselves (model.usage keeps them as a list: no dict per response)."""
     r = _rates(model)
     if r is None:
         return None
-    get = usage.get
-    write = get("cache_creation_input_tokens", 0)
-    write_1h = min(get("cache_write_1h", 0), write)
-    return (get("input_tokens", 0) * r[0] + get("output_tokens", 0) * r[1]
-            + (write - write_1h) * r[2] + write_1h * r[3] + get("cache_read_input_tokens", 0) * r[4])
+    write_1h = min(write_1h, write)
+    return inp * r[0] + out * r[1] + (write - write_1h) * r[2] + write_1h * r[3] + read * r[4]

@@ -4,26 +4,33 @@ counted once per session, replayed copies not at all (the counting rules are in 
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Iterable
 
 from ccreport.source.reading import read_transcript
 from ccreport.model.forks import copied, fork_ref
 from ccreport.model.kinds import cost_state
 from ccreport.model.messages import USAGE_KEYS
-from ccreport.model.prices import UNITS_PER_DOLLAR, cost_units, price_of
+from ccreport.model.prices import UNITS_PER_DOLLAR, counts_cost, price_of
 
 # The fields a usage record carries: the four API counters, plus the 1-hour share of cache writes.
 FIELDS = USAGE_KEYS + ("cache_write_1h",)
 
 
-def _clean(u: Any) -> dict | None:
+def _counts(u: Any) -> list | None:
+    """A response's usage as the FIELDS list (a counter that is missing or not an int counts 0), or
+    None when it has none of them."""
     if not isinstance(u, dict):
         return None
-    out = {k: u[k] for k in USAGE_KEYS if isinstance(u.get(k), int) and not isinstance(u.get(k), bool)}
+    out, found = [0, 0, 0, 0, 0], False
+    for i, k in enumerate(USAGE_KEYS):
+        v = u.get(k)
+        if v.__class__ is int or (isinstance(v, int) and not isinstance(v, bool)):
+            out[i], found = v, True
     cc = u.get("cache_creation")
     if isinstance(cc, dict) and isinstance(cc.get("ephemeral_1h_input_tokens"), int):
-        out["cache_write_1h"] = cc["ephemeral_1h_input_tokens"]
-    return out or None
+        out[4], found = cc["ephemeral_1h_input_tokens"], True
+    return out if found else None
 
 
 def add_into(acc: dict, rec: dict) -> None:
@@ -38,13 +45,14 @@ NSUM = len(FIELDS) + 3
 
 def _vec(u: list, model: str | None) -> list:
     """The running-sum contribution of one response (usage as the FIELDS list)."""
-    c = cost_units(model, dict(zip(FIELDS, u)))
-    return list(u) + [1, c or 0, sum(u[: len(USAGE_KEYS)]) if c is None else 0]
+    inp, out, write, read, write_1h = u  # (the FIELDS' order)
+    c = counts_cost(model, inp, out, write, write_1h, read)
+    return [inp, out, write, read, write_1h, 1, c or 0, inp + out + write + read if c is None else 0]
 
 
 def _acc(acc: list, vec: list, sign: int = 1) -> None:
-    for i in range(NSUM):
-        acc[i] += sign * vec[i]
+    # (in place: the by-model and by-day sums are lists held by their dicts)
+    acc[:] = map(operator.add if sign > 0 else operator.sub, acc, vec)
 
 
 def _rec(acc: list) -> dict:
@@ -112,8 +120,8 @@ class TranscriptUsage:
         msg = obj.get("message")
         if not isinstance(msg, dict):
             return
-        usage = _clean(msg.get("usage"))
-        if usage is None:
+        counts = _counts(msg.get("usage"))
+        if counts is None:
             return
         mid = msg.get("id") if isinstance(msg.get("id"), str) else None
         rid = obj.get("requestId") if isinstance(obj.get("requestId"), str) else ""
@@ -123,16 +131,16 @@ class TranscriptUsage:
             model = msg.get("model") if isinstance(msg.get("model"), str) else None
             ts = obj.get("timestamp")
             day = ts[:10] if isinstance(ts, str) and len(ts) >= 10 else "unknown"
-            g = self.groups[key] = [mid, rid, [usage.get(k, 0) for k in FIELDS], model, day, 1, line]
+            g = self.groups[key] = [mid, rid, counts, model, day, 1, line]
             self._add(g, 1)
             return
         if line <= g[6]:
             return  # counted before this incremental run re-read it
         g[5] += 1
         g[6] = line
-        if sum(usage.get(k, 0) for k in USAGE_KEYS) > sum(g[2][: len(USAGE_KEYS)]):
+        if sum(counts[:4]) > sum(g[2][:4]):  # (the four API counters: USAGE_KEYS)
             self._add(g, -1)
-            g[2] = [usage.get(k, 0) for k in FIELDS]
+            g[2] = counts
             self._add(g, 1)
 
     def _forked(self, obj: dict, line: int) -> bool:

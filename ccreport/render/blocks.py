@@ -16,8 +16,8 @@ KV_DEPTH = 3  # nested objects deeper than this are shown as JSON (there is no b
 def fmt_time(ts: str | None) -> str:
     if not ts:
         return ""
-    shown = ts.replace("T", " ")[:19]
-    return f'<time datetime="{esc(ts)}" title="{esc(ts)}">{esc(shown)}</time>'
+    shown, full = ts.replace("T", " ")[:19], esc(ts)
+    return f'<time datetime="{full}" title="{full}">{esc(shown)}</time>'
 
 
 def json_block(obj) -> str:

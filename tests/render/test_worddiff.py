@@ -60,6 +60,17 @@ def test_diff_html_keeps_the_line_classes():
     assert '<span class="ctx"> keep\n</span>' in html
 
 
+def test_diff_lines_are_escaped_as_one_by_one():
+    # diff_html escapes the lines in one call over their joined text: the same as line by line,
+    # including controls shown as pictures and a hostile line that holds a newline of its own.
+    from ccreport.render.markup import esc
+
+    for lines in ([" @@ -1 +1 @@", " <a>&'x'", "-\x1b[31mred\u202e", " \x00", "+\x1b[32mgreen"],
+                  [" ok", "+two\nlines", "-<x>"]):
+        spans = re.findall(r'<span class="(?:add|del|ctx|hunk)">(.*?)\n</span>', diff_html(lines), re.S)
+        assert spans == [esc(ln) for ln in lines]
+
+
 def test_edit_multiedit_and_write_views_mark_words():
     edit = _rendered("Edit", {"file_path": "/p/app.py", "old_string": "if n <= 0:", "new_string": "if n < 1:"})
     assert "if n &lt;<del>=</del> <del>0</del>:" in edit and "if n &lt; <ins>1</ins>:" in edit
@@ -91,6 +102,25 @@ def test_opcodes_with_head_and_tail_trimmed_still_rebuild_both_sides():
             rebuilt += b[j1:j2]
             at_a, at_b = i2, j2
         assert (at_a, at_b) == (len(a), len(b)) and rebuilt == b
+
+
+def test_the_compiled_matcher_gives_difflibs_opcodes_and_hunks():
+    # cydifflib replaces difflib on the render path for speed: output must stay byte-identical.
+    import difflib
+    import random
+
+    from ccreport.render.tools import worddiff
+
+    rng = random.Random(27)
+    words = ["a", "b", "c", "(", ")", " ", "=", "x1", "\n"]
+    for _ in range(2000):
+        a = [rng.choice(words) for _ in range(rng.randint(0, 40))]
+        b = [w for w in a if rng.random() > 0.2] + [rng.choice(words) for _ in range(rng.randint(0, 5))]
+        rng.shuffle(b) if rng.random() < 0.2 else None
+        assert worddiff.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() == \
+            difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        old, new = "".join(a), "".join(b)
+        assert diff_lines(old, new) == list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
 
 
 GALLERY = "p/-home-demo-gallery/9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21/page-0001.html"

@@ -66,3 +66,22 @@ def test_corpus_summary_titles(corpus_home):
         "f852ad25": "Tokenizer App Documentation: Technical Details and Usage",
         "b25638d7": "HTML Ruby Tokenizer Conversion for Better Browser Support"}
     assert project_titles(by_dir["-src-deep-manifest"]) == {}
+
+
+def test_the_quoted_find_and_the_uuid_regex_hold_the_same_leaves(tmp_path, monkeypatch):
+    """A few real-length leaves are looked for with bytes.find, more (or short ones) with the regex:
+    both give the lines whose own uuid is a leaf, whatever else quotes it (a copied result, the
+    next line's parentUuid, twice on one line)."""
+    from ccreport.source import summaries
+
+    leaf, other = "11111111-2222-3333-4444-555555555555", "66666666-7777-8888-9999-000000000000"
+    quoting = user("q1", f"quotes {leaf} and {leaf} again", sid=A)
+    quoting["toolUseResult"] = {"uuid": leaf, "also": [leaf, other]}
+    home = make_home(tmp_path, {P: {f"{A}.jsonl": [
+        user("a0", "first", sid=A), quoting, assistant(leaf, [{"type": "text", "text": leaf}], parent="a0", sid=A),
+        user("a2", "after the leaf", sid=A) | {"parentUuid": leaf}]}})
+    t = discover(home).projects[0].sessions[A].main
+    wanted = {leaf, other, "nowhere-but-long-enough-0000000000"}
+    by_find = held_leaves(t, wanted)
+    monkeypatch.setattr(summaries, "FIND_MAX", 0)
+    assert by_find == held_leaves(t, wanted) == [leaf]

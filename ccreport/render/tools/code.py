@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import operator
 import re
 from functools import lru_cache
@@ -10,7 +9,7 @@ from functools import lru_cache
 from ccreport.render.codelang import BROWSER_COLOUR_MAX, prism_language
 from ccreport.render.markup import FOLD_LINES, cut, esc, highlight_lines, in_browser
 from ccreport.render.tools.base import as_str
-from ccreport.render.tools.worddiff import marked_lines
+from ccreport.render.tools.worddiff import marked_lines, unified_diff
 
 
 def numbered(text: str, filename: str | None = None, start: int = 1, sep: str = "", numbers=None,
@@ -90,8 +89,9 @@ def parse_numbered(text: str):
     block = text[:end]
     # Every line of the block is " *<digits><sep>…" (the match above): a partition per line is exact,
     # and 3× faster than a multiline regex, which tries every position of the text.
-    split = [ln.partition(sep) for ln in (block[:-1] if block.endswith("\n") else block).split("\n")]
-    return [int(p[0]) for p in split], "\n".join(p[2] for p in split), sep, rest.strip()
+    # (zip and map: the numbers and the code come apart at C level, 2× a loop over the partitions)
+    heads, _, code = zip(*[ln.partition(sep) for ln in (block[:-1] if block.endswith("\n") else block).split("\n")])
+    return list(map(int, heads)), "\n".join(code), sep, rest.strip()
 
 
 def _parse_numbered_lines(text: str):
@@ -122,16 +122,28 @@ def _parse_numbered_lines(text: str):
 # --- diffs --------------------------------------------------------------------------------------
 def diff_lines(old: str, new: str) -> list[str]:
     """The hunks of a unified diff (3 lines of context) between two texts, without its file header."""
-    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+    return list(unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3))[2:]
+
+
+# A diff line's span by its first characters (the class of its kind of line).
+_SPANS = {"+": '<span class="add">', "-": '<span class="del">', "@@": '<span class="hunk">', "": '<span class="ctx">'}
+
+
+def _escaped(lines: list[str]) -> list[str]:
+    """esc of each line, in one call over the joined text (a diff has thousands of short lines); line
+    by line when a line holds a newline of its own (a hostile patch)."""
+    shown = esc("\n".join(lines)).split("\n")
+    return shown if len(shown) == len(lines) else [esc(ln) for ln in lines]
 
 
 def diff_html(lines) -> str:
     out = []
     words = marked_lines(lines)  # (the changed words of paired -/+ lines, render.tools.worddiff)
+    shown = _escaped(lines)
     for i, ln in enumerate(lines):
-        cls = "add" if ln.startswith("+") else "del" if ln.startswith("-") else "hunk" if ln.startswith("@@") else "ctx"
+        head = _SPANS.get(ln[:1]) or (_SPANS["@@"] if ln.startswith("@@") else _SPANS[""])
         # The newline sits inside the (block) span: between spans it would add an empty line.
-        out.append(f'<span class="{cls}">{words.get(i) or esc(ln)}\n</span>')
+        out.append(f"{head}{words.get(i) or shown[i]}\n</span>")
     if not out:
         return '<p class="dim">(no change)</p>'
     if len(out) > FOLD_LINES * 3:
