@@ -36,7 +36,7 @@ from ccreport.site.build import Options, build  # noqa: E402
 
 def forget_caches() -> None:
     """What the builds before left in this process's caches of the index, as a cold build (a new
-    process) has none: above all the counts of repeated texts (searchtext.counts_once), which
+    process) has none: above all the counts of repeated texts (searchtext.weighed_once), which
     spared the "on" runs after the first most of the corpus's tokenizing (1.71x measured with
     them, ~1.85x without)."""
     from ccreport.site import search, searchtext

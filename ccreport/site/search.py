@@ -30,7 +30,7 @@ import orjson
 
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
-from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, counts_once, page_docs, page_url, weights
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weighed_once
 from ccreport.site.write import Writer
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
@@ -346,14 +346,13 @@ class SessionIndex:
         of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
-            c, length = counts_once(d[4])
-            if c:  # posting = base | weight, appended to each term's list: every loop in C
-                table = weights(length, max(c.values()))
-                deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
+            terms, levels = weighed_once(d[4])
+            # posting = base | weight, appended to each term's list: every loop in C
+            deque(map(list.append, map(of_term, terms), map(base.__or__, levels)), 0)
             ft = filter_terms(d)
             for term in ft:  # weight 1
                 of_term(term).append(base | 1)
-            u.size += len(c) + len(ft)
+            u.size += len(terms) + len(ft)
             if u.size >= SEGMENT_POSTINGS:
                 _segment(u)
                 of_term = u.postings.__getitem__

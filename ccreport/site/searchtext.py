@@ -91,24 +91,34 @@ def counts(text: str) -> tuple[Counter, int]:
 
 
 # Texts that repeat (a file read again, a sub-agent's prompt that is its Task call's input, a tool
-# output seen twice) are tokenized once: their counts are kept by text, for texts of REPEAT_MIN
-# characters or more (a short one costs less to count than to look up), REPEAT_CHARS of them at
-# most (then the memory starts again: a bound on what a worker holds).
+# output seen twice) are tokenized and weighed once: their terms and weights are kept by text, for
+# texts of REPEAT_MIN characters or more (a short one costs less to count than to look up),
+# REPEAT_CHARS of them at most (then the memory starts again: a bound on what a worker holds).
 REPEAT_MIN, REPEAT_CHARS = 256, 8 << 20
-_SEEN: dict[str, tuple[Counter, int]] = {}
+_SEEN: dict[str, tuple[list, list]] = {}
 _seen_chars = [0]
 
 
-def counts_once(text: str) -> tuple[Counter, int]:
-    """counts(text), from the texts already counted when it is one of them (never changed by the caller)."""
+def weighed(text: str) -> tuple[list[str], list[int]]:
+    """The distinct terms of a text and the quantized BM25 weight of each (weights: by its count
+    in a text of that many terms), in the order of counts()."""
+    c, length = counts(text)
+    if not c:
+        return [], []
+    table = weights(length, max(c.values()))
+    return list(c), list(map(table.__getitem__, c.values()))
+
+
+def weighed_once(text: str) -> tuple[list[str], list[int]]:
+    """weighed(text), from the texts already weighed when it is one of them (never changed by the caller)."""
     if len(text) < REPEAT_MIN:
-        return counts(text)
+        return weighed(text)
     got = _SEEN.get(text)
     if got is None:
         if _seen_chars[0] + len(text) > REPEAT_CHARS:
             _SEEN.clear()
             _seen_chars[0] = 0
-        got = _SEEN[text] = counts(text)
+        got = _SEEN[text] = weighed(text)
         _seen_chars[0] += len(text)
     return got
 
