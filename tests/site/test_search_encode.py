@@ -1,10 +1,15 @@
 """The index's posting work done in C loops gives what the plain definitions give: postings
 encoded as hex steps (site.search._encode), each term in its shard (_by_shard against shard_of),
-and a text's terms with their weights (searchtext.weighed_once against counts and weight)."""
+a text's terms with their weights (searchtext.weighed_once against counts and weight), and
+counts (C loops over the UTF-8 bytes) against terms (the regex: what search.js does) on any text."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ccreport.site import search, searchtext
 from ccreport.site.search import SHIFT, _by_shard, _encode, shard_of
@@ -61,3 +66,16 @@ def test_a_text_is_weighed_as_counted_once_or_again():
         expected = ([*c], [searchtext.weight(n, length) for n in c.values()])
         assert searchtext.weighed_once(shown) == expected
         assert searchtext.weighed_once(shown) == expected  # (the second time from what was kept)
+
+
+_ODD = ["Σ", "ΟΔΟΣ.Β", "ς", "İstanbul", "\u212aelvin", "ÉCOLE", "日本語テキスト", "한국어", "ǅ", "ß", "ﬃ",
+        "\ud800", "x" * 45, "Ω" * 41, "_A_", "a.B", "1,234", "\u2028", "\u00a0", "—", "🙂", "é" * 3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(_ODD), st.sampled_from([" ", ".", "\n", ": "])),
+                max_size=20).map("".join))
+def test_counts_are_the_terms_of_the_text_without_their_order(text):
+    c, length = searchtext.counts(text)
+    expected = searchtext.terms(text)
+    assert c == Counter(expected) and length == len(expected)
