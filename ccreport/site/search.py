@@ -129,9 +129,9 @@ def run_pieces(f, runs: list, n: int) -> list[bytes]:
 class SessionPart:
     """A full build's share of one session in the term shards, made in the worker so that the main
     process only files bytes away (searchindex.Fresh): ``fragments`` are (shard, JSON of [term,
-    unit, postings, term, unit, postings, …] for the session's terms in that shard, unit after
-    unit in key order); ``counts``: unit → documents. A unit in ``spills`` has "" for postings
-    there: they are in its file."""
+    [unit, postings, unit, postings, …], term, …] for the session's terms in that shard, its units
+    in key order); ``counts``: unit → documents. A unit in ``spills`` has "" for postings there:
+    they are in its file."""
 
     fragments: list
     counts: dict
@@ -140,32 +140,26 @@ class SessionPart:
 
 
 def pack(deltas: list[UnitDelta], spills: list | None = None) -> SessionPart:
-    """The deltas of a session read whole, by shard: each unit's (term, unit, postings) straight to
-    their shard's list (every loop in C, no list per term: searchindex._merged pairs them)."""
-    by_shard: dict[int, list] = defaultdict(list)
+    """The deltas of a session read whole, by shard (every loop in C)."""
+    by_term: dict[str, list] = defaultdict(list)
     for d in sorted(deltas, key=attrgetter("key")):
-        terms = list(d.postings)
-        deque(map(list.extend, map(by_shard.__getitem__, _shards(terms)), zip(terms, repeat(d.key), d.postings.values())), 0)
-    return SessionPart([(n, orjson.dumps(flat)) for n, flat in by_shard.items()],
+        deque(map(list.extend, map(by_term.__getitem__, d.postings), zip(repeat(d.key), d.postings.values())), 0)
+    return SessionPart([(n, orjson.dumps(flat)) for n, flat in _by_shard(by_term).items()],
                        {d.key: d.count for d in deltas}, spills or [],
                        [(d.key, n, packed) for d in deltas for n, packed in d.docs.items()])
 
 
 def _by_shard(by_term: dict) -> dict[int, list]:
-    """shard → [term, value, term, value, …] of its terms."""
+    """shard → [term, value, term, value, …] of its terms. A term's shard is looked up by its first
+    three characters in C (_PREFIX_SHARDS); only the terms whose prefix a filter term may have
+    (``tool:``, ``file:``, ``is:``: hashed whole) go through shard_of one by one."""
     terms = list(by_term)
-    by_shard: dict[int, list] = defaultdict(list)
-    deque(map(list.extend, map(by_shard.__getitem__, _shards(terms)), zip(terms, by_term.values())), 0)
-    return by_shard
-
-
-def _shards(terms: list[str]) -> list[int]:
-    """Each term's shard (shard_of), by its first three characters in C (_PREFIX_SHARDS); only terms
-    with a filter's prefix (``tool:``, ``file:``, ``is:``: hashed whole) go through shard_of."""
     shards = list(map(_PREFIX_SHARDS.__getitem__, map(getitem, terms, repeat(_HEAD))))
     for i in compress(range(len(terms)), map((-1).__eq__, shards)):
         shards[i] = shard_of(terms[i])
-    return shards
+    by_shard: dict[int, list] = defaultdict(list)
+    deque(map(list.extend, map(by_shard.__getitem__, shards), zip(terms, by_term.values())), 0)
+    return by_shard
 
 
 class _PrefixShards(dict):

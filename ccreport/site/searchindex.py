@@ -93,7 +93,7 @@ class Fresh:
         self.pending, self.size = [[] for _ in range(SHARDS)], 0
 
     def _sessions(self, n: int) -> list:
-        """Shard n's fragments: [[term, unit, postings, …] of each session]."""
+        """Shard n's fragments: [[term, [unit, postings, …], …] of each session]."""
         pieces = run_pieces(self.spill, self.runs, n) + self.pending[n]
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
@@ -148,11 +148,14 @@ def _merged(sessions: list) -> dict[str, list]:
     """term → [unit, postings, …] in unit order, from the sessions' fragments of one shard. A
     session's units share its key's first 8 digits: sessions in that order give units in order
     (two sessions with the same 8, a 1-in-4-billion chance per pair, are sorted unit by unit)."""
-    sessions.sort(key=itemgetter(1))  # (by their first unit: no two sessions share one)
+    # (by their first term's [unit, postings, …]: no two sessions share a unit, so their first
+    # units decide, compared in C)
+    sessions.sort(key=itemgetter(1))
     merged: dict[str, list] = defaultdict(list)
-    for flat in sessions:  # [term, unit, postings, …]: each (unit, postings) to its term
-        deque(map(list.extend, map(merged.__getitem__, flat[::3]), zip(flat[1::3], flat[2::3])), 0)
-    if len(set(map(getitem, map(itemgetter(1), sessions), repeat(slice(0, 8))))) < len(sessions):
+    for flat in sessions:
+        deque(map(list.extend, map(merged.__getitem__, flat[::2]), flat[1::2]), 0)
+    firsts = map(itemgetter(0), map(itemgetter(1), sessions))
+    if len(set(map(getitem, firsts, repeat(slice(0, 8))))) < len(sessions):
         for term, flat in merged.items():
             merged[term] = [x for pair in sorted(zip(flat[::2], flat[1::2])) for x in pair]
     return merged

@@ -232,10 +232,9 @@ def test_a_full_build_spilled_to_disk_writes_the_same_shards(corpus_home, tmp_pa
 def test_sessions_whose_keys_share_their_first_digits_merge_in_unit_order():
     """Two sessions' units interleave when their keys' first 8 digits collide (rare): the shard
     still lists every term's units in key order."""
-    # (a session's fragment: [term, unit, postings, …], unit after unit in key order)
-    a = ["term", "abcdef0100000a", "1", "solo", "abcdef0100000a", "5", "term", "abcdef0100000c", "2"]
-    b = ["term", "abcdef0100000b", "3"]
-    c = ["term", "00000000000000", "4"]
+    a = ["term", ["abcdef0100000a", "1", "abcdef0100000c", "2"], "solo", ["abcdef0100000a", "5"]]
+    b = ["term", ["abcdef0100000b", "3"]]
+    c = ["term", ["00000000000000", "4"]]
     merged = searchindex._merged([a, b, c])
     assert merged == {"term": ["00000000000000", "4", "abcdef0100000a", "1", "abcdef0100000b", "3",
                                "abcdef0100000c", "2"], "solo": ["abcdef0100000a", "5"]}
