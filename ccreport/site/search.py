@@ -18,9 +18,9 @@ import os
 import tempfile
 import zlib
 from array import array
-from itertools import compress, islice, repeat
+from itertools import accumulate, chain, compress, repeat
 from functools import lru_cache
-from operator import and_, attrgetter, itemgetter, sub
+from operator import and_, attrgetter, getitem, itemgetter, sub
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +30,7 @@ import orjson
 
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
-from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, counts_once, page_docs, page_url, weights
+from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weighed_once
 from ccreport.site.write import Writer
 
 DOCS_PER_CHUNK = 32  # (16 made ~4 files per MB of JSONL: each file costs an inode at build time)
@@ -150,15 +150,38 @@ def pack(deltas: list[UnitDelta], spills: list | None = None) -> SessionPart:
 
 
 def _by_shard(by_term: dict) -> dict[int, list]:
-    """shard → [term, value, term, value, …] of its terms."""
+    """shard → [term, value, term, value, …] of its terms. A term's shard is looked up by its first
+    three characters in C (_PREFIX_SHARDS); only the terms whose prefix a filter term may have
+    (``tool:``, ``file:``, ``is:``: hashed whole) go through shard_of one by one."""
+    terms = list(by_term)
+    shards = list(map(_PREFIX_SHARDS.__getitem__, map(getitem, terms, repeat(_HEAD))))
+    for i in compress(range(len(terms)), map((-1).__eq__, shards)):
+        shards[i] = shard_of(terms[i])
     by_shard: dict[int, list] = defaultdict(list)
-    deque(map(list.extend, map(by_shard.__getitem__, map(shard_of, by_term)), zip(by_term, by_term.values())), 0)
+    deque(map(list.extend, map(by_shard.__getitem__, shards), zip(terms, by_term.values())), 0)
     return by_shard
+
+
+class _PrefixShards(dict):
+    """A term's first three characters → its shard (shard_of), filled as they come; -1 for the
+    prefixes of the filter terms, whose shard is that of the whole term. (Cleared past 2^17
+    prefixes: a bound on what a worker holds.)"""
+
+    def __missing__(self, head: str) -> int:
+        if len(self) >= 1 << 17:
+            self.clear()
+        shard = self[head] = -1 if head in ("too", "fil", "is:") else _fnv_shard(head)
+        return shard
+
+
+_PREFIX_SHARDS = _PrefixShards()
+_HEAD = slice(0, 3)
 
 
 def deflated(data) -> str:
     """JSON deflated and base-64 encoded (a quarter to a third of the JSON on disk; the page
-    inflates it with DecompressionStream, which works from file://): document chunks and shards."""
+    inflates it with DecompressionStream, which works from file://): document chunks and shards.
+    (zlib's: ISA-L's, 4x faster, gave other bytes in 1 process of 10 for the same input: docs/search.md.)"""
     return base64.b64encode(zlib.compress(orjson.dumps(data), 1)).decode("ascii")
 
 
@@ -316,14 +339,13 @@ class SessionIndex:
         of_term = u.postings.__getitem__  # term → its list of postings (made when missing)
         for d in docs:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
-            c, length = counts_once(d[4])
-            if c:  # posting = base | weight, appended to each term's list: every loop in C
-                table = weights(length, max(c.values()))
-                deque(map(list.append, map(of_term, c), map(base.__or__, map(table.__getitem__, c.values()))), 0)
+            terms, levels = weighed_once(d[4])
+            # posting = base | weight, appended to each term's list: every loop in C
+            deque(map(list.append, map(of_term, terms), map(base.__or__, levels)), 0)
             ft = filter_terms(d)
             for term in ft:  # weight 1
                 of_term(term).append(base | 1)
-            u.size += len(c) + len(ft)
+            u.size += len(terms) + len(ft)
             if u.size >= SEGMENT_POSTINGS:
                 _segment(u)
                 of_term = u.postings.__getitem__
@@ -430,17 +452,23 @@ _HIGH = ~((1 << SHIFT) - 1)
 
 def _encode(postings: dict[str, list[int]], last: dict | None = None) -> dict[str, str]:
     """term → postings as written: each document a step from the one before (the first from 0,
-    or from the term's document in ``last``: term → its previous posting & _HIGH), in hex. Most
-    terms have one posting: those are formatted by a map, the rest one %-format of the whole list
-    each (no call per posting)."""
+    or from the term's document in ``last``: term → its previous posting & _HIGH), in hex. Every
+    loop is in C, over all the terms' postings at once: the steps of the flat list (each posting
+    less its predecessor's document), each term's first put right, one %-format of them all, and
+    each term's slice of the hex numbers joined (no call per posting, one per term)."""
     lists = postings.values()
-    firsts = list(map(itemgetter(0), lists))
+    flat = list(chain.from_iterable(lists))
+    before = [0]
+    before += map(and_, flat, repeat(_HIGH))
+    steps = list(map(sub, flat, before))  # (zip stops at flat's end: before has one more)
+    ends = list(accumulate(map(len, lists)))
+    starts = [0, *ends[:-1]]
+    firsts = map(itemgetter(0), lists)
     if last:
-        firsts = list(map(sub, firsts, map(last.get, postings, repeat(0))))
-    enc = dict(zip(postings, map("%x".__mod__, firsts)))
-    for (term, ps), first in compress(zip(postings.items(), firsts), map((1).__lt__, map(len, lists))):
-        enc[term] = ("%x," * len(ps))[:-1] % (first, *map(sub, islice(ps, 1, None), map(and_, ps, repeat(_HIGH))))
-    return enc
+        firsts = map(sub, firsts, map(last.get, postings, repeat(0)))
+    deque(map(steps.__setitem__, starts, firsts), 0)
+    hexes = (("%x," * len(steps)) % tuple(steps)).split(",")
+    return dict(zip(postings, map(",".join, map(hexes.__getitem__, map(slice, starts, ends)))))
 
 
 def _segment(u: _Unit) -> None:

@@ -12,6 +12,8 @@ import shutil
 import tempfile
 from array import array
 from collections import defaultdict, deque
+from itertools import compress, repeat
+from operator import add, getitem, itemgetter, mul
 from pathlib import Path
 
 import orjson
@@ -109,10 +111,8 @@ class Fresh:
                     entries = _merged(sessions)
                     for spill, f in units:
                         _fill(entries, spill, n, f)
-                    for term, flat in entries.items():
-                        # (entry's own test, made here so that the many small terms cost no call)
-                        if sum(map(len, flat)) + 3 * len(flat) > searchfiles.BIG:
-                            entries[term] = entry(o, term, flat, None)
+                    for term in _big(entries):
+                        entries[term] = entry(o, term, entries[term], None)
                     o.write(search_shard(n), shard_script(n, entries))
         finally:
             for _, f in units:
@@ -148,19 +148,25 @@ def _merged(sessions: list) -> dict[str, list]:
     """term → [unit, postings, …] in unit order, from the sessions' fragments of one shard. A
     session's units share its key's first 8 digits: sessions in that order give units in order
     (two sessions with the same 8, a 1-in-4-billion chance per pair, are sorted unit by unit)."""
-    sessions.sort(key=_first_unit)
+    # (by their first term's [unit, postings, …]: no two sessions share a unit, so their first
+    # units decide, compared in C)
+    sessions.sort(key=itemgetter(1))
     merged: dict[str, list] = defaultdict(list)
     for flat in sessions:
         deque(map(list.extend, map(merged.__getitem__, flat[::2]), flat[1::2]), 0)
-    prefixes = [s[1][0][:8] for s in sessions]
-    if len(set(prefixes)) < len(prefixes):
+    firsts = map(itemgetter(0), map(itemgetter(1), sessions))
+    if len(set(map(getitem, firsts, repeat(slice(0, 8))))) < len(sessions):
         for term, flat in merged.items():
             merged[term] = [x for pair in sorted(zip(flat[::2], flat[1::2])) for x in pair]
     return merged
 
 
-def _first_unit(fragment: list) -> str:
-    return fragment[1][0]
+def _big(entries: dict[str, list]) -> list[str]:
+    """The terms whose postings go to blocks (entry's own test, made here in C: the many small
+    terms cost no call): characters of [unit, postings, …] + 3 each past searchfiles.BIG."""
+    flats = entries.values()
+    sizes = map(add, map(sum, map(map, repeat(len), flats)), map(mul, map(len, flats), repeat(3)))
+    return list(compress(entries, map(searchfiles.BIG.__lt__, sizes)))
 
 
 def write_docs(out: Path, writer: Writer, deltas: list, gone: set, deleted: list) -> None:

@@ -65,22 +65,30 @@ def _words(low: str, cjk: bool) -> list[str]:
 K1, B, AVG_LEN = 1.2, 0.75, 120.0
 _ASCII_SEP = bytes(i for i in range(128) if not (chr(i).isalnum() or chr(i) == "_"))
 _ASCII_SPLIT = bytes.maketrans(_ASCII_SEP, b" " * len(_ASCII_SEP))
+# The same, A–Z lower-cased as well: an ASCII text is folded in one pass; in any text only the
+# pieces with a non-ASCII character need str.lower (Unicode's full lower-casing, a tenth of the
+# tokenizing of the corpus when run over every non-ASCII text whole).
+_ASCII_FOLD = bytes.maketrans(_ASCII_SEP + bytes(range(65, 91)), b" " * len(_ASCII_SEP) + bytes(range(97, 123)))
 
 
 def counts(text: str) -> tuple[Counter, int]:
     """term → occurrences, and the number of terms (the multiset of terms() without its order).
     Every loop is in C, the regex only runs on the rare words with a non-ASCII character: the
-    lower-cased text's ASCII separators become spaces in its UTF-8 bytes (a multi-byte character
-    has no byte below 128, so none is touched), split() then also cuts at Unicode spaces; neither
-    is ever inside a term, so an ASCII piece is one term, and a non-ASCII one gives terms() of its own."""
-    low = text.lower()
-    if low.isascii():
-        words = low.encode().translate(_ASCII_SPLIT).decode().split()
+    text's ASCII separators become spaces and its ASCII capitals small letters in its UTF-8 bytes
+    (a multi-byte character has no byte below 128, so none is touched), split() then also cuts at
+    Unicode spaces; neither is ever inside a term, so an ASCII piece is one term, and a non-ASCII
+    one, lower-cased, gives terms() of its own. (A capital sigma's small form depends on the letters
+    around it, past the separators: such a text is lower-cased whole first, as terms() does.)"""
+    if text.isascii():
+        words = text.encode().translate(_ASCII_FOLD).decode().split()
         rest: list[str] = []
     else:
-        pieces = low.encode("utf-8", "surrogatepass").translate(_ASCII_SPLIT).decode("utf-8", "surrogatepass").split()
+        sigma = "\u03a3" in text
+        raw = (text.lower() if sigma else text).encode("utf-8", "surrogatepass")
+        pieces = raw.translate(_ASCII_SPLIT if sigma else _ASCII_FOLD).decode("utf-8", "surrogatepass").split()
         words = list(filter(str.isascii, pieces))
         odd = " ".join(filterfalse(str.isascii, pieces))
+        odd = odd if sigma else odd.lower()
         rest = _words(odd, bool(_CJK.search(odd)))
     if words and max(map(len, words)) > MAX_TERM:
         words = [w[:MAX_TERM] for w in words]
@@ -91,24 +99,34 @@ def counts(text: str) -> tuple[Counter, int]:
 
 
 # Texts that repeat (a file read again, a sub-agent's prompt that is its Task call's input, a tool
-# output seen twice) are tokenized once: their counts are kept by text, for texts of REPEAT_MIN
-# characters or more (a short one costs less to count than to look up), REPEAT_CHARS of them at
-# most (then the memory starts again: a bound on what a worker holds).
+# output seen twice) are tokenized and weighed once: their terms and weights are kept by text, for
+# texts of REPEAT_MIN characters or more (a short one costs less to count than to look up),
+# REPEAT_CHARS of them at most (then the memory starts again: a bound on what a worker holds).
 REPEAT_MIN, REPEAT_CHARS = 256, 8 << 20
-_SEEN: dict[str, tuple[Counter, int]] = {}
+_SEEN: dict[str, tuple[list, list]] = {}
 _seen_chars = [0]
 
 
-def counts_once(text: str) -> tuple[Counter, int]:
-    """counts(text), from the texts already counted when it is one of them (never changed by the caller)."""
+def weighed(text: str) -> tuple[list[str], list[int]]:
+    """The distinct terms of a text and the quantized BM25 weight of each (weights: by its count
+    in a text of that many terms), in the order of counts()."""
+    c, length = counts(text)
+    if not c:
+        return [], []
+    table = weights(length, max(c.values()))
+    return list(c), list(map(table.__getitem__, c.values()))
+
+
+def weighed_once(text: str) -> tuple[list[str], list[int]]:
+    """weighed(text), from the texts already weighed when it is one of them (never changed by the caller)."""
     if len(text) < REPEAT_MIN:
-        return counts(text)
+        return weighed(text)
     got = _SEEN.get(text)
     if got is None:
         if _seen_chars[0] + len(text) > REPEAT_CHARS:
             _SEEN.clear()
             _seen_chars[0] = 0
-        got = _SEEN[text] = counts(text)
+        got = _SEEN[text] = weighed(text)
         _seen_chars[0] += len(text)
     return got
 
