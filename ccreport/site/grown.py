@@ -8,14 +8,13 @@ moved — goes the ordinary incremental way, which refreshes the memo.
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ccreport.site import leaftitles
 from ccreport.site.extras import HomeExtras, load
-from ccreport.site.keep import Kept, guarded
-from ccreport.source.archive import HISTORY, sync
+from ccreport.site.keep import Kept, copy_later
+from ccreport.source.archive import HISTORY
 from ccreport.source.home import Catalog
 from ccreport.source.store import Store
 
@@ -118,8 +117,7 @@ def keep_grown(memo: Memo, root: Path | None, keys: set) -> Kept:
     part = replace(memo.catalog, projects=[replace(p, sessions={sid: s for sid, s in p.sessions.items()
                                                                 if (p.dir_name, sid) in keys})
                                            for p in memo.catalog.projects if p.dir_name in only])
-    kept.copying = threading.Thread(target=guarded, args=(kept, store, lambda: sync(part, store, only)),
-                                    name="ccreport-store", daemon=True)
+    copy_later(kept, store, part, only)
     return kept
 
 

@@ -47,8 +47,7 @@ def keep_sources(catalog: Catalog, out: Path, opts: Options, state: State, only:
         guarded(kept, store, lambda: upgrade(store))  # (a store written before the database)
         guarded(kept, store, lambda: _explicit(store, catalog, opts, kept))
         kept.catalog = merge(catalog, store)
-        kept.copying = threading.Thread(target=guarded, args=(kept, store, lambda: sync(catalog, store, only)),
-                                        name="ccreport-store", daemon=True)
+        copy_later(kept, store, catalog, only)
     if not opts.prune_missing:
         _add_saved(kept, state, opts.forget)
     if only is None:
@@ -75,6 +74,13 @@ def guarded(kept: Kept, store: Store, work) -> None:
                            "free some space and build again")
     kept.errors.extend(store.problems)
     store.problems.clear()
+
+
+def copy_later(kept: Kept, store: Store, catalog: Catalog, only: set | None) -> None:
+    """The copy of ``catalog``'s home files (of the projects in ``only`` when given) into ``store``,
+    made ready as ``kept.copying``: a thread that ``start_copy`` starts beside the rendering."""
+    kept.copying = threading.Thread(target=guarded, args=(kept, store, lambda: sync(catalog, store, only)),
+                                    name="ccreport-store", daemon=True)
 
 
 def start_copy(kept: Kept) -> None:
