@@ -126,18 +126,11 @@ def _transaction(conn: sqlite3.Connection, path: Path | None):
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
-    except BaseException as exc:
+        conn.execute("COMMIT")
+    except BaseException as exc:  # (in the block, or the commit itself: a full disk may show at either)
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         if isinstance(exc, sqlite3.Error) and _is_full(exc):
-            raise DatabaseFull(path or Path("?")) from exc
-        raise
-    try:
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        if _is_full(exc):
             raise DatabaseFull(path or Path("?")) from exc
         raise
 
