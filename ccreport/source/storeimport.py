@@ -21,7 +21,9 @@ from ccreport.source import database
 from ccreport.source.store import Store
 
 OLD = ("index.json", "packs", "data")  # what the stores before the database wrote in their folder
-DONE = "store.imported"  # a schema part: the import was committed (its old files may be left over)
+# A schema part per place (the folder itself, its store/): that place's import was committed (its old
+# files may be left over). One mark for both let the second place's files be removed unread.
+DONE = "store.imported"
 
 
 class OldStoreError(ValueError):
@@ -38,9 +40,10 @@ def upgrade(store: Store) -> None:
     """Import the old stores of ``store``'s folder, then remove their files; problems go to
     ``store.problems`` (and the old files stay)."""
     for old in old_folders(store.root):
-        if database.schema_version(store.db, DONE) is None:
+        done = DONE if old == store.root else f"{DONE}/{old.name}"
+        if database.schema_version(store.db, done) is None:
             try:
-                _import(store, old)
+                _import(store, old, done)
             except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
                 store.problems.append(f"the archive in {old} (written by an earlier ccreport) was not imported: "
                                       f"{exc}; its files are left as they are, and the sessions only it kept are "
@@ -49,7 +52,7 @@ def upgrade(store: Store) -> None:
         _remove(old)
 
 
-def _import(store: Store, old: Path) -> None:
+def _import(store: Store, old: Path, done: str) -> None:
     index = _index(old)
     entries = {**_manifests(old), **_packs(old)}  # (an entry in its pack moved there: the pack's is newer)
     db = store.db
@@ -60,7 +63,7 @@ def _import(store: Store, old: Path) -> None:
         for table, part in (("store_sessions", "sessions"), ("store_dirs", "dirs")):
             for key, rec in index.get(part, {}).items():
                 db.execute(f"INSERT OR IGNORE INTO {table} VALUES (?, ?)", (key, orjson.dumps(rec)))  # noqa: S608
-        database.set_schema_version(db, DONE, 1)
+        database.set_schema_version(db, done, 1)
     store._files = store._index = None  # (read again)
 
 

@@ -128,3 +128,21 @@ def test_restore_imports_an_old_store_and_list_asks_for_it(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert (back / "projects" / "-p" / "s2.jsonl").read_bytes() == (V2 / "s2.jsonl").read_bytes()
     assert _only_the_database(store)
+
+
+def test_old_stores_in_both_places_are_each_imported(tmp_path):
+    """A folder given as --store that held an old store itself, with another in its ``store/`` (the
+    site's old default): the first import's mark must not pass the second off as imported (its files
+    would be removed unread)."""
+    root = tmp_path / "root"
+    shutil.copytree(V2 / "store", root)
+    shutil.copytree(V1 / "store", root / "store")
+    for path in (root / "store" / "data").glob("*/*.json"):  # entries of its own, not the packs' again
+        m = orjson.loads(path.read_bytes())
+        path.write_bytes(orjson.dumps(dict(m, relpath="v1/" + m["relpath"])))
+    upgrade(Store(root))
+    fresh = Store(root)
+    assert fresh.read_bytes("projects/-p/s2.jsonl") == (V2 / "s2.jsonl").read_bytes()
+    assert fresh.read_bytes("v1/" + REL, 0) == (V1 / "first.jsonl").read_bytes()
+    assert fresh.read_bytes("v1/" + REL) == (V1 / "home" / REL).read_bytes()
+    assert not (root / "store").exists() and _only_the_database(root)
