@@ -62,7 +62,7 @@ def blocks(out: Path, project: str, session_id: str, transcript_id: str, st,
     if not intact(out, project, session_id, transcript_id, st):
         raise ValueError(f"{project}/{session_id}/{transcript_id}: fewer closed turns than the state counts")
     conn = statedb.connect(out)
-    for no in sorted(n for n in wanted if 1 <= n <= kept["count"] // PART):
+    for no in sorted(n for n in wanted if 1 <= n <= full_blocks(st)):
         row = conn.execute(f"SELECT raw FROM turns WHERE {_WHERE} AND block = ?",
                            (project, session_id, transcript_id, no)).fetchone()
         yield no, orjson.loads(row[0])
@@ -72,7 +72,7 @@ def intact(out: Path, project: str, session_id: str, transcript_id: str, st) -> 
     """Whether the rows hold every block the state vouches for (True without any)."""
     if not st.closed_turns:
         return True
-    n = st.closed_turns["count"] // PART
+    n = full_blocks(st)
     got = statedb.connect(out).execute(f"SELECT COUNT(*) FROM turns WHERE {_WHERE} AND block <= ?",
                                        (project, session_id, transcript_id, n)).fetchone()[0]
     return got == n
@@ -81,6 +81,11 @@ def intact(out: Path, project: str, session_id: str, transcript_id: str, st) -> 
 def count(st) -> int:
     """How many closed turns the rows hold for the slice (none: 0)."""
     return st.closed_turns["count"] if st.closed_turns else 0
+
+
+def full_blocks(st) -> int:
+    """How many full blocks of closed turns the state vouches for: the outline's closed parts."""
+    return count(st) // PART
 
 
 def first(st) -> list:

@@ -39,7 +39,7 @@ def write_parts(s: Session, main: TranscriptState | None, closed: list[list], wr
     once its page is written (a cold build of a 1 GB session closes 38 blocks of 250 turns: held
     until the session's end, they were ~30 MB of its peak)."""
     turns = main.slice_of(TurnLines) if main is not None else TurnLines.SLICE()
-    total = closedturns.count(turns) // closedturns.PART
+    total = closedturns.full_blocks(turns)
     new_from = total - len(closed) + 1
     rel = session_dir(s.project.dir_name, s.id)
     stale = {k for k in range(1, new_from) if rewrite or not (writer.out / rel / outline_part(k)).exists()}

@@ -83,7 +83,7 @@ def _pages_on_disk(t: Transcript, prev: TranscriptState, folder: Path) -> Plan:
         return Plan(GROW, "the last page was deleted")
     if t.kind == "main" and not (folder / INDEX).exists():
         return Plan(GROW, "the session overview was deleted")  # written with the main transcript's update
-    parts = closedturns.count(prev.slice_of(TurnLines)) // closedturns.PART if t.kind == "main" else 0
+    parts = closedturns.full_blocks(prev.slice_of(TurnLines)) if t.kind == "main" else 0
     if any(not (folder / outline_part(k)).exists() for k in range(1, parts + 1)):
         return Plan(GROW, "a part of the outline was deleted")  # (site.outlineparts: written with the overview)
     return Plan(SAME, "unchanged", stamp)  # all there: the folder as it is now can be remembered

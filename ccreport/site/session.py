@@ -199,7 +199,7 @@ def _write_parts(job: SessionJob, run: SessionRun, new_ts: dict, main_mode: str 
                                                    if (changed := ts.slice_of(Changes).changed)})
     write_parts(s, main, closed, run.writer, view, old is None or old.info.cwd != info.cwd)
     if main is None or main_mode == FULL:
-        keep = closedturns.count(main.slice_of(TurnLines)) // closedturns.PART if main is not None else 0
+        keep = closedturns.full_blocks(main.slice_of(TurnLines)) if main is not None else 0
         remove_stale_pages(job.out / session_dir(s.project.dir_name, s.id), keep, deleted, outline_part_no)
 
 

@@ -137,6 +137,11 @@ class Store:
                 self._index[part] = {k: orjson.loads(raw) for k, raw in rows}
         return self._index
 
+    def reread(self) -> None:
+        """Forget the files and records loaded so far: rows were written beside this Store (an
+        import of an older archive, source.storeimport), and the next use reads them again."""
+        self._files = self._index = None
+
     def names(self, prefix: str) -> list[str]:
         """The kept relpaths that start with ``prefix`` (a query: no listing is loaded)."""
         rows = self.db.execute("SELECT relpath FROM store_files WHERE relpath >= ? AND relpath < ?",
@@ -177,13 +182,17 @@ class Store:
             return "gone"
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                raise StoreFull(exc.errno, f"no space left for the source store in {self.root}") from None
+                raise self._full(exc.errno) from None
             if isinstance(exc, StoreCorrupt):
                 raise
             self.problems.append(f"{src}: not archived: {exc.strerror or exc}")
             return "gone"
         self.files[relpath] = [total, st.st_mtime_ns, st.st_ino]
         return how
+
+    def _full(self, code: int) -> StoreFull:
+        """What a full disk (or quota) raises, whichever write hit it."""
+        return StoreFull(code, f"no space left for the source store in {self.root}")
 
     def _keep_open(self, relpath: str, fh, st) -> tuple[str, int]:
         db = self.db
@@ -294,8 +303,8 @@ class Store:
                 with self._writing() as db:
                     self._save_rows(db, "store_sessions", self._index["sessions"])
                     self._save_rows(db, "store_dirs", self._index["dirs"])
-            except database.DatabaseFull:
-                raise StoreFull(errno.ENOSPC, f"no space left for the source store in {self.root}") from None
+            except database.DatabaseFull as exc:  # (an OSError with ENOSPC: keep's rule, in its words)
+                raise self._full(exc.errno) from None
         if self._dropped:
             database.vacuum(self.db)
             self._dropped = False

@@ -64,7 +64,7 @@ def _import(store: Store, old: Path, done: str) -> None:
             for key, rec in index.get(part, {}).items():
                 db.execute(f"INSERT OR IGNORE INTO {table} VALUES (?, ?)", (key, orjson.dumps(rec)))  # noqa: S608
         database.set_schema_version(db, done, 1)
-    store._files = store._index = None  # (read again)
+    store.reread()
 
 
 def _copy(db, relpath: str, data: Path, gens: list) -> None:
