@@ -87,11 +87,35 @@ def parse_numbered(text: str):
         if _NUMBERED.match(after[: after.find("\n")] if "\n" in after else after):
             return _parse_numbered_lines(text)
     block = text[:end]
+    lines = (block[:-1] if block.endswith("\n") else block).split("\n")
+    padded = _padded_block(lines) if sep == "→" else None
+    if padded is not None:
+        return (*padded, sep, rest.strip())
     # Every line of the block is " *<digits><sep>…" (the match above): a partition per line is exact,
     # and 3× faster than a multiline regex, which tries every position of the text.
     # (zip and map: the numbers and the code come apart at C level, 2× a loop over the partitions)
-    heads, _, code = zip(*[ln.partition(sep) for ln in (block[:-1] if block.endswith("\n") else block).split("\n")])
+    heads, _, code = zip(*[ln.partition(sep) for ln in lines])
     return list(map(int, heads)), "\n".join(code), sep, rest.strip()
+
+
+# Claude Code's usual form: each number right-aligned in 6 columns, then "→", the numbers running on
+# by one. The heads of lines a..b are then one slice of this string, and a block in that form comes
+# apart in C-level passes (no Python step per line: half the time of the partitions below).
+_PADDED = "".join(f"{n:>6}→" for n in range(_ROW_HEADS))
+_HEAD, _CODE = operator.itemgetter(slice(0, 7)), operator.itemgetter(slice(7, None))
+
+
+def _padded_block(lines: list[str]) -> tuple[list[int], str] | None:
+    """(numbers, code) of a block's lines when they are in the padded form, else None."""
+    try:
+        first = int(lines[0][:6])
+    except ValueError:  # (a shorter number: "12→…")
+        return None
+    end = first + len(lines)
+    # (the heads' total length is 7 per line only when every head is whole: they cannot misalign)
+    if end > _ROW_HEADS or "".join(map(_HEAD, lines)) != _PADDED[7 * first:7 * end]:
+        return None
+    return list(range(first, end)), "\n".join(map(_CODE, lines))
 
 
 def _parse_numbered_lines(text: str):
