@@ -62,3 +62,18 @@ def test_padded_blocks_agree_with_the_line_by_line_reading() -> None:
         tail = rng.choice(["", "\n", "\n\n<system-reminder>x</system-reminder>", "\nplain"])
         text = "\n".join(rows) + tail
         assert code.parse_numbered(text) == code._parse_numbered_lines(text), repr(text)
+
+
+def test_esc_of_long_text_on_its_bytes_agrees_with_html_escape() -> None:
+    # A long text that is not ASCII is escaped on its UTF-8 bytes (markup._esc_long); it must give
+    # what html.escape gives after the control characters are shown, lone surrogates included.
+    import html
+
+    rng = random.Random(27)
+    for _ in range(400):
+        n = rng.choice([511, 512, 513, 3000])
+        text = "".join(rng.choice(_ALPHABET[:-6] if rng.random() < 0.5 else _ALPHABET + ['"', "'", ">"])
+                       for _ in range(n))
+        assert markup.esc(text) == html.escape(markup.show_controls(text)), repr(text[:80])
+    wide = "\u200d\u202e\U0001f469\u200d\U0001f4bb → <b>" * 100
+    assert markup.esc(wide) == html.escape(markup.show_controls(wide))
