@@ -94,7 +94,9 @@ def show_invisible(text: str) -> str:
 
 def show_controls(text: str) -> str:
     """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
-    if not has_controls(text):
+    # (isprintable: a C scan that clears a title, a name or a URL at once, as in esc; text with a
+    # newline stops it at the first one and is searched)
+    if text.isprintable() or not has_controls(text):
         return text
     return type(text)(_shown(str(text), _PICTURES))
 
