@@ -222,14 +222,23 @@ class Builder:
             self._emit(Message("other", e.line, obj, lines=[e.line], timestamp=_ts(obj), size=e.size))
 
     def _note_envelope(self, obj: dict) -> None:
+        # (every line passes here: plain comparisons, the two fields spelt out, no loop)
         c = self.carry
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts:
-            c["first_ts"] = min(c["first_ts"] or ts, ts)
-            c["last_ts"] = max(c["last_ts"] or ts, ts)
-        for key, name in (("cwd", "cwd"), ("gitBranch", "git_branch")):
-            if c[name] is None and isinstance(obj.get(key), str) and obj[key]:
-                c[name] = obj[key]
+            first, last = c["first_ts"], c["last_ts"]
+            if not first or ts < first:
+                c["first_ts"] = ts
+            if not last or ts > last:
+                c["last_ts"] = ts
+        if c["cwd"] is None:
+            v = obj.get("cwd")
+            if isinstance(v, str) and v:
+                c["cwd"] = v
+        if c["git_branch"] is None:
+            v = obj.get("gitBranch")
+            if isinstance(v, str) and v:
+                c["git_branch"] = v
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
