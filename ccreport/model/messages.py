@@ -222,14 +222,23 @@ class Builder:
             self._emit(Message("other", e.line, obj, lines=[e.line], timestamp=_ts(obj), size=e.size))
 
     def _note_envelope(self, obj: dict) -> None:
+        # (every line passes here: plain comparisons, the two fields spelt out, no loop)
         c = self.carry
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts:
-            c["first_ts"] = min(c["first_ts"] or ts, ts)
-            c["last_ts"] = max(c["last_ts"] or ts, ts)
-        for key, name in (("cwd", "cwd"), ("gitBranch", "git_branch")):
-            if c[name] is None and isinstance(obj.get(key), str) and obj[key]:
-                c[name] = obj[key]
+            first, last = c["first_ts"], c["last_ts"]
+            if not first or ts < first:
+                c["first_ts"] = ts
+            if not last or ts > last:
+                c["last_ts"] = ts
+        if c["cwd"] is None:
+            v = obj.get("cwd")
+            if isinstance(v, str) and v:
+                c["cwd"] = v
+        if c["git_branch"] is None:
+            v = obj.get("gitBranch")
+            if isinstance(v, str) and v:
+                c["git_branch"] = v
 
     def _note_title(self, obj: dict) -> None:
         t = self.carry["titles"]
@@ -357,25 +366,26 @@ class Builder:
                 # An old-layout sub-agent's prompt (its lines are sidechain lines, no typed prompt):
                 # what its pages are named by when no description says what it was asked to do.
                 self.carry["titles"]["task"] = content[:300]
-        m = Message("user", e.line, obj, lines=[e.line], timestamp=_ts(obj), sidechain=bool(obj.get("isSidechain")))
+        blocks = []
         if isinstance(content, str):
-            m.blocks.append(("text", content))
+            blocks.append(("text", content))
         elif isinstance(content, list):
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
                     self._result(e, obj, b)
                 elif isinstance(b, str):
-                    m.blocks.append(("text", b))
+                    blocks.append(("text", b))
                 elif isinstance(b, dict) and b.get("type") == "text":
-                    m.blocks.append(("text", to_text(b.get("text"))))
+                    blocks.append(("text", to_text(b.get("text"))))
                 elif isinstance(b, dict) and b.get("type") in ("image", "document"):
-                    m.blocks.append((b["type"], b))
+                    blocks.append((b["type"], b))
                 else:
-                    m.blocks.append(("unknown", b))
-            if content and not m.blocks:
-                return  # only tool results: each went to its call
+                    blocks.append(("unknown", b))
+            if content and not blocks:
+                return  # only tool results (most user lines): each went to its call, no message made
         elif content is not None or not isinstance(msg, dict):
-            m.blocks.append(("unknown", msg if msg is not None else obj))
+            blocks.append(("unknown", msg if msg is not None else obj))
+        m = Message("user", e.line, obj, blocks, [e.line], _ts(obj), sidechain=bool(obj.get("isSidechain")))
         if isinstance(content, (str, list)):
             self._note_reply(m)
         # Inline sub-agent run (≤ 2.0.2): its first line repeats the Task prompt; link both ways.

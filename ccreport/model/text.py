@@ -75,14 +75,18 @@ TITLE_MAX = 120  # a session's title, wherever it is shown
 # titles): a heading's hashes, a quote's ">", a list's bullet or number, a table's pipes at the ends
 # of a line; emphasis, code spans and strike-through around their text; a link or image as its text.
 _LINE_MARK = re.compile(r"^(?:\s*(?:#{1,6}(?=\s|$)|>|[-*+](?=\s)|\d{1,9}[.)](?=\s)|\[[ xX]\](?=\s)))+\s*")
+# Each with what a match must hold: a line without it is not searched (most lines have none of these,
+# and a substitution with a group reference costs a Python call on every line, match or not).
 _INLINE = [
-    (re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # [text](url), ![alt](src)
-    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # `code`, ``code``
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **strong**, __strong__
-    (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *em*
-    (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _em_ (not snake_case)
-    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # ~~struck~~
+    (("](",), re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # [text](url), ![alt](src)
+    (("`",), re.compile(r"(`+)(.+?)\1"), r"\2"),  # `code`, ``code``
+    (("**", "__"), re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # **strong**, __strong__
+    (("*",), re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *em*
+    (("_",), re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _em_ (not snake_case)
+    (("~~",), re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # ~~struck~~
 ]
+# A line that is only a rule (---, ***, ===) or a table's separator row.
+_RULE = re.compile(r"(?:[-*_=]\s*){3,}|\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*")
 
 
 def plain_markdown(line: str) -> str:
@@ -90,13 +94,14 @@ def plain_markdown(line: str) -> str:
     ("## `_get_x`" → "_get_x", "- **New files:**" → "New files:"). A line that is only a rule
     (---) or a table's separator row comes back empty."""
     text = line.strip()
-    if re.fullmatch(r"(?:[-*_=]\s*){3,}|\|?(?:\s*:?-+:?\s*\|)+\s*:?-*:?\s*", text):
+    if _RULE.fullmatch(text):
         return ""
     text = _LINE_MARK.sub("", text)
     if text.startswith("|") and text.endswith("|") and len(text) > 1:
         text = " · ".join(c.strip() for c in text[1:-1].split("|") if c.strip())
-    for pattern, repl in _INLINE:
-        text = pattern.sub(repl, text)
+    for needles, pattern, repl in _INLINE:
+        if any(map(text.__contains__, needles)):
+            text = pattern.sub(repl, text)
     return text.strip()
 
 

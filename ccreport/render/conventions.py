@@ -41,7 +41,8 @@ def _folded(label: str, body_html: str, cls: str = "injected") -> str:
 
 def _reminders(text: str, source: bool = True) -> tuple[str, str]:
     """Split <system-reminder> blocks out of text: (rest, folded reminders html)."""
-    found = re.findall(r"<system-reminder>(.*?)</system-reminder>", text, re.S)
+    # (every tool output and user text passes here: one C substring test before the regex)
+    found = re.findall(r"<system-reminder>(.*?)</system-reminder>", text, re.S) if "<system-reminder>" in text else None
     if not found:
         return text, ""
     rest = re.sub(r"\s*<system-reminder>.*?</system-reminder>\s*", "\n", text, flags=re.S).strip()

@@ -94,7 +94,9 @@ def show_invisible(text: str) -> str:
 
 def show_controls(text: str) -> str:
     """``text`` with its control characters as visible symbols (the same type: Markup stays Markup)."""
-    if not has_controls(text):
+    # (isprintable: a C scan that clears a title, a name or a URL at once, as in esc; text with a
+    # newline stops it at the first one and is searched)
+    if text.isprintable() or not has_controls(text):
         return text
     return type(text)(_shown(str(text), _PICTURES))
 
@@ -106,11 +108,32 @@ def esc(value) -> str:
         # str() of a str subclass (markupsafe.Markup) is a plain str, so its escaping ``replace``
         # never double-escapes; other values become their text (JSON for lists/objects).
         value = str(value) if isinstance(value, str) else to_text(value)
+    if len(value) >= _ESC_BYTES_MIN and not value.isascii():
+        return _esc_long(value)
     # (isprintable: a fast C scan that clears most short strings; one with a newline is searched)
     if not value.isprintable() and has_controls(value):
         value = _shown(value, _PICTURES)
+    return _replaced(value)
+
+
+def _replaced(value: str) -> str:
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#x27;"))
+
+
+# A long text that is not ASCII (a file with a "→" in it is stored two bytes a character) is escaped
+# on its UTF-8 bytes: the control check needs them anyway (has_controls), bytes.replace finds a
+# character with memchr where str.replace steps through the wide string, and the five escapes
+# touch only ASCII bytes, never part of a multi-byte character. ~2x str.replace past this size.
+_ESC_BYTES_MIN = 512
+
+
+def _esc_long(value: str) -> str:
+    raw = value.encode("utf-8", "surrogatepass")  # (a lone surrogate comes back as it was)
+    if not controls_free(raw):
+        return _replaced(_shown(value, _PICTURES))
+    return (raw.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+            .replace(b'"', b"&quot;").replace(b"'", b"&#x27;")).decode("utf-8", "surrogatepass")
 
 
 def human_size(n: int) -> str:

@@ -3,6 +3,8 @@ this formats them), for the site's session page (site.outline) and the single-fi
 
 from __future__ import annotations
 
+from itertools import islice
+
 from markupsafe import Markup, escape
 
 from ccreport.layout import page_name
@@ -22,7 +24,8 @@ def answer_lines(text: str) -> list[str]:
     file's name and lines: render.filerefs; then Markdown's markers taken out: model.text.plain_markdown;
     rules, fences and table separators skipped)."""
     lines = (plain_markdown(refs_as_text(ln)) for ln in text.splitlines() if not ln.strip().startswith("```"))
-    return [cut_words(ln, 220) for ln in [x for x in lines if x][:ANSWER_LINES]]
+    # (the first ANSWER_LINES that read as something: the lines after them are never made plain)
+    return [cut_words(ln, 220) for ln in islice(filter(None, lines), ANSWER_LINES)]
 
 
 def outline(turns: list, cwd: str | None, agents: dict | None = None) -> list[dict]:

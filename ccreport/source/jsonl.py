@@ -171,6 +171,16 @@ def _entry(no: int, start: int, ln: Line) -> Entry:
         return Entry(no, start, start + ln.size, None, bytes(ln.data).decode("utf-8", errors="replace"),
                      cut_reason(ln.size))
     data = ln.data
+    if ln.ended and data.__class__ is bytes:
+        # The usual line, read in one piece: orjson takes it with its newline (and a "\r" before it)
+        # as JSON's own trailing whitespace, so no view of it is made. A line it refuses, or that is
+        # not an object, is read below as before (the reason, the text kept).
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            obj = None
+        if obj.__class__ is dict:
+            return Entry(no, start, start + ln.size, obj)
     # A view, not a slice: a slice would copy a 60 MB line once more.
     n = len(data) - data.endswith(b"\n")
     body = memoryview(data)[: n - (n > 0 and data[n - 1] == 13)]  # and a "\r" before it (or unfinished)

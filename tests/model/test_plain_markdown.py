@@ -27,3 +27,29 @@ def test_markers_go_words_stay(line, shown):
 
 def test_plain_text_joins_lines():
     assert plain_text("# Plan\n\n- one\n- **two**\n") == "Plan one two"
+
+
+def test_lines_without_a_marker_skip_its_pattern_and_read_the_same():
+    # plain_markdown searches a line for an inline pattern only when it holds what a match must hold
+    # ("](", "`", "**" or "__", "*", "_", "~~"); every pattern run on every line must read the same.
+    import random
+
+    from ccreport.model import text as model_text
+
+    def every_pattern(line: str) -> str:
+        t = line.strip()
+        if model_text._RULE.fullmatch(t):
+            return ""
+        t = model_text._LINE_MARK.sub("", t)
+        if t.startswith("|") and t.endswith("|") and len(t) > 1:
+            t = " · ".join(c.strip() for c in t[1:-1].split("|") if c.strip())
+        for _, pattern, repl in model_text._INLINE:
+            t = pattern.sub(repl, t)
+        return t.strip()
+
+    rng = random.Random(27)
+    pieces = ["a", "word", " ", "*", "**", "_", "__", "`", "``", "~", "~~", "[", "]", "(", ")", "](", "!", "#", "-",
+              "|", ">", "1.", "x_y", "é", '"', "\t"]
+    for _ in range(20_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert plain_markdown(line) == every_pattern(line), repr(line)

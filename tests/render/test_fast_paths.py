@@ -42,3 +42,38 @@ def test_numbered_keeps_its_numbers_past_the_prebuilt_ones() -> None:
     html = code.numbered(body, filename="a.py", numbers=nums, sep=sep, fold=False, browser=True)
     for n in nums:
         assert f'<span class="ln">{n}</span><span class="lsep">→</span>x{n}' in html
+
+
+def test_padded_blocks_agree_with_the_line_by_line_reading() -> None:
+    # Claude Code's usual Read form ("%6d→" and numbers running on by one) is taken apart in C-level
+    # passes; every near miss (a gap, a narrower or wider number, a number past the prebuilt heads,
+    # digits that are not ASCII, a short line) must read as the line loop reads it.
+    rng = random.Random(27)
+    codes = ["x = 1", "", "a→b", "\t<tag> & é", " 12→", "\U0001f600"]
+    for _ in range(3000):
+        first = rng.choice([0, 1, 7, 99_999, code._ROW_HEADS - 3, code._ROW_HEADS])
+        nums = list(range(first, first + rng.randint(1, 6)))
+        if rng.random() < 0.3:
+            nums[rng.randrange(len(nums))] += rng.choice([1, -1, 5])
+        width = 6 if rng.random() < 0.8 else rng.choice([1, 5, 7])
+        rows = [f"{n:>{width}}→{rng.choice(codes)}" for n in nums]
+        if rng.random() < 0.1:
+            rows[rng.randrange(len(rows))] = rows[0].replace("1", "\u0661")  # (Arabic-Indic one)
+        tail = rng.choice(["", "\n", "\n\n<system-reminder>x</system-reminder>", "\nplain"])
+        text = "\n".join(rows) + tail
+        assert code.parse_numbered(text) == code._parse_numbered_lines(text), repr(text)
+
+
+def test_esc_of_long_text_on_its_bytes_agrees_with_html_escape() -> None:
+    # A long text that is not ASCII is escaped on its UTF-8 bytes (markup._esc_long); it must give
+    # what html.escape gives after the control characters are shown, lone surrogates included.
+    import html
+
+    rng = random.Random(27)
+    for _ in range(400):
+        n = rng.choice([511, 512, 513, 3000])
+        text = "".join(rng.choice(_ALPHABET[:-6] if rng.random() < 0.5 else _ALPHABET + ['"', "'", ">"])
+                       for _ in range(n))
+        assert markup.esc(text) == html.escape(markup.show_controls(text)), repr(text[:80])
+    wide = "\u200d\u202e\U0001f469\u200d\U0001f4bb → <b>" * 100
+    assert markup.esc(wide) == html.escape(markup.show_controls(wide))

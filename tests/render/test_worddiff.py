@@ -152,3 +152,22 @@ def test_export_marks_words_too(tmp_path):
     run_export(SAMPLE_HOME, "9a1f5c3e-7b2d-4e8f-a6c1-0d3b5e7f9a21", str(out), ExportOptions())
     html = out.read_text(encoding="utf-8")
     assert "if n &lt; <ins>1</ins>:" in html and "<del>0</del>" in html
+
+
+def test_tokens_are_those_of_words_spaces_and_single_other_characters():
+    # The tokenizer's last alternative is any character (DOTALL): a character reaching it is neither a
+    # word's nor a space, so the tokens are exactly those of \w+|\s+|[^\w\s], whatever the text.
+    import random
+    import sys
+
+    from ccreport.render.tools import worddiff
+
+    reference = re.compile(r"\w+|\s+|[^\w\s]")
+    rng = random.Random(27)
+    alphabet = ["a", "Z", "_", "9", "é", "ß", "日", "٣", " ", "\t", "\n", "\r", "\x0b", "\u00a0", "\u2028", "\u3000",
+                "(", "→", "\U0001f600", "\u200d", "\ud800", "\x00", "\x1b", "-", "'"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert worddiff._TOKEN.findall(text) == reference.findall(text), repr(text)
+    every = "".join(map(chr, range(sys.maxunicode + 1)))  # (every code point, in order)
+    assert worddiff._TOKEN.findall(every) == reference.findall(every)

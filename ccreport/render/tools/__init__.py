@@ -82,8 +82,12 @@ def _generic_text(call) -> str:
     return next((v for v in inp.values() if isinstance(v, str) and v), "")
 
 
+_MCP_NAME = re.compile(r"^mcp__(.+?)__(.+)$")
+
+
 def tool_label(name: str) -> str:
-    m = re.match(r"^mcp__(.+?)__(.+)$", name)
+    # (every call's label: a built-in tool's name is told apart without the regex)
+    m = _MCP_NAME.match(name) if name.startswith("mcp__") else None
     if m:
         return f'<span class="mcp">MCP</span> <span class="dim">{esc(m.group(1))} ›</span> {esc(m.group(2))}'
     return esc(name)
