@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
+from concurrent.futures import ProcessPoolExecutor
 
 import orjson
 
@@ -50,10 +52,10 @@ def test_a_worker_knows_the_sessions_of_the_project_it_was_told(tmp_path):
     other = "00000000-0000-0000-0000-000000000003"
     try:
         assert not siblings.in_project(job.session, other)
-        siblings.start_worker(ids)
+        siblings.know(ids)
         assert siblings.in_project(job.session, other) and not siblings.in_project(job.session, "nope")
     finally:
-        siblings.start_worker({})
+        siblings.know({})
 
 
 def test_a_pooled_build_still_links_a_fork_to_its_parent(tmp_path):
@@ -61,3 +63,20 @@ def test_a_pooled_build_still_links_a_fork_to_its_parent(tmp_path):
     assert not res.errors
     page = (tmp_path / "site" / FORK / "page-0001.html").read_text(encoding="utf-8")
     assert 'href="fork-point.html"' in page and (tmp_path / "site" / FORK / "fork-point.html").exists()
+
+
+def _worker_view(session, sid: str) -> tuple:
+    return gc.get_freeze_count(), siblings.in_project(session, sid)
+
+
+def test_a_pool_worker_keeps_what_it_inherits_out_of_its_garbage_collector(tmp_path):
+    # (the objects a worker inherits from the fork: traversed by every full collection otherwise)
+    catalog = discover(_home(tmp_path / "h", 2))
+    job = siblings.for_worker(SessionJob(session=next(iter(catalog.sessions())), out=tmp_path, opts=Options(),
+                                         project_title="p"))
+    frozen = gc.get_freeze_count()
+    with ProcessPoolExecutor(max_workers=1, initializer=siblings.start_worker,
+                             initargs=(siblings.project_ids(catalog.sessions()),)) as pool:
+        count, knows = pool.submit(_worker_view, job.session, "00000000-0000-0000-0000-000000000001").result()
+    assert count > 1000 and knows  # the modules, the catalog: thousands of objects
+    assert gc.get_freeze_count() == frozen  # and this process's collector is left as it was
