@@ -4,6 +4,7 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, session_dir
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
+from ccreport.site.beside import Beside
 from ccreport.site.forks import write_fork_points
 from ccreport.site import grown, searchdelta, searchindex
 from ccreport.site.search import unit_key
@@ -311,7 +313,9 @@ def _run_jobs(run: _Run, jobs: list[SessionJob], progress) -> None:
     if progress:
         progress(0, len(jobs))  # the total, before the first (possibly long) session ends
     outcomes = _outcomes(jobs, run.opts.jobs, f.stop, partial(start_copy, run.kept))
-    for done, (job, r) in enumerate(zip(jobs, outcomes), 1):  # in job order
+    # (outcomes first: the last one's next() ends the generator, so the pool is shut down and its
+    # workers gone before the build goes on; jobs first left it to be torn down when dropped)
+    for done, (r, job) in enumerate(zip(outcomes, jobs), 1):  # in job order
         if progress:
             progress(done, len(jobs))
         res.errors.extend(r.errors)
@@ -401,12 +405,28 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):
         return
-    full = run.full_all
-    if run.opts.search:
+    pages = partial(_write_pages, run, None if run.full_all else run.dirty | missing)
+    if not run.opts.search:
+        pages(run.writer)
+    elif run.full_all and run.opts.jobs > 1 and hasattr(os, "fork"):
+        # The index pages in a forked process while this one merges the search shards: a full
+        # build's serial end, one core idle otherwise (the pool's workers are gone by now).
+        side = Beside(partial(pages, Writer(out)))
+        try:
+            _write_search(run, jobs)
+        finally:
+            run.writer.written.extend(side.result())
+    else:
         _write_search(run, jobs)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
+        pages(run.writer)
+
+
+def _write_pages(run: _Run, only: set | None, writer: Writer) -> list:
+    """The home page and the project pages (those in ``only`` when given); the files written."""
+    write_indexes(run.catalog, run.rows, writer, run.titles, only=only,
                   plans=len(run.home.plan_urls) if run.home is not None else 0,
                   stray=len(run.home.stray) if run.home is not None else 0)
+    return writer.written
 
 
 def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
