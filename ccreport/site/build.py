@@ -4,6 +4,7 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
@@ -107,6 +108,7 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     jobs = _plan_sessions(run)
     for j in jobs:
         j.home = for_session(run.home, j.session.id)
+    frozen = _freeze()
     try:
         try:
             _run_jobs(run, jobs, progress)
@@ -122,6 +124,8 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     finally:
         if run.fresh is not None:  # its spill files and the workers' go, whatever stopped the build
             run.fresh.close()
+        if frozen:
+            gc.unfreeze()
     run.res.written.extend(str(p) for p in run.writer.written)
     run.state.set_head(opts, run.fingerprint, run.titles, run.sources, gone_keys(run.catalog))
     run.state.head["leaves"] = run.leaves
@@ -138,6 +142,17 @@ def build(home: Path, out: Path, opts: Options, progress=None, follow: Follow | 
     run.res.seconds = time.perf_counter() - t0
     run.res.stamps["end"] = time.time()
     return run.res
+
+
+def _freeze() -> bool:
+    """Keep what the build holds before its sessions (modules, catalog, saved state) out of the
+    garbage collector until it ends: every full collection traversed it again (at --jobs 1 on a
+    146 MB home, 17 of 19-41 ms; a pooled build's workers inherit it frozen). Only when nothing
+    else froze objects in this process, whose unfreeze would be ours to do."""
+    if gc.get_freeze_count():
+        return False
+    gc.freeze()
+    return True
 
 
 def _start(out: Path, opts: Options, f: Follow, catalog: Catalog, started: float) -> _Run:

@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 import orjson
 
 from ccreport.site import siblings
-from ccreport.site.build import build
+from ccreport.site.build import Follow, build
 from ccreport.site.options import Options
 from ccreport.site.session import SessionJob
 from ccreport.source.home import discover
@@ -80,3 +80,20 @@ def test_a_pool_worker_keeps_what_it_inherits_out_of_its_garbage_collector(tmp_p
         count, knows = pool.submit(_worker_view, job.session, "00000000-0000-0000-0000-000000000001").result()
     assert count > 1000 and knows  # the modules, the catalog: thousands of objects
     assert gc.get_freeze_count() == frozen  # and this process's collector is left as it was
+
+
+def test_a_build_keeps_what_it_held_before_its_sessions_out_of_the_collector_until_it_ends(tmp_path):
+    seen = []
+    follow = Follow(on_session=lambda paths, stamps: seen.append(gc.get_freeze_count()))
+    build(SAMPLE_HOME, tmp_path / "site", Options(jobs=1), follow=follow)
+    assert seen and min(seen) > 1000  # frozen as the sessions are rendered
+    assert gc.get_freeze_count() == 0  # and given back to the collector after
+
+
+def test_a_build_leaves_objects_frozen_by_its_caller_frozen(tmp_path):
+    gc.freeze()
+    try:
+        build(SAMPLE_HOME, tmp_path / "site", Options(jobs=1))
+        assert gc.get_freeze_count() > 1000  # (an unfreeze by the build would leave none)
+    finally:
+        gc.unfreeze()
