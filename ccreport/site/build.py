@@ -5,7 +5,6 @@ and writing only what changed since the state in out/.ccreport (the rules: docs/
 from __future__ import annotations
 
 import gc
-import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -15,7 +14,6 @@ from pathlib import Path
 from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, session_dir
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
-from ccreport.site.beside import Beside
 from ccreport.site.forks import write_fork_points
 from ccreport.site import grown, searchdelta, searchindex
 from ccreport.site.search import unit_key
@@ -164,7 +162,7 @@ def _save(run: _Run) -> None:
 def _freeze() -> bool:
     """Keep what the build holds before its sessions (modules, catalog, saved state) out of the
     garbage collector until it ends: every full collection traversed it again (at --jobs 1 on a
-    146 MB home, 17 of 19-41 ms; a pooled build's workers inherit it frozen). Only when nothing
+    146 MB home, 17 of 19-41 ms; pool workers freeze theirs: site.siblings). Only when nothing
     else froze objects in this process, whose unfreeze would be ours to do."""
     if gc.get_freeze_count():
         return False
@@ -422,28 +420,12 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
     if not (run.full_all or run.dirty or missing or run.res.deleted or not (out / INDEX).exists()
             or not (out / SEARCH_MANIFEST).exists()):
         return
-    pages = partial(_write_pages, run, None if run.full_all else run.dirty | missing)
-    if not run.opts.search:
-        pages(run.writer)
-    elif run.full_all and run.opts.jobs > 1 and hasattr(os, "fork"):
-        # The index pages in a forked process while this one merges the search shards: a full
-        # build's serial end, one core idle otherwise (the pool's workers are gone by now).
-        side = Beside(partial(pages, Writer(out)))
-        try:
-            _write_search(run, jobs)
-        finally:
-            run.writer.written.extend(side.result())
-    else:
+    full = run.full_all
+    if run.opts.search:
         _write_search(run, jobs)
-        pages(run.writer)
-
-
-def _write_pages(run: _Run, only: set | None, writer: Writer) -> list:
-    """The home page and the project pages (those in ``only`` when given); the files written."""
-    write_indexes(run.catalog, run.rows, writer, run.titles, only=only,
+    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
                   plans=len(run.home.plan_urls) if run.home is not None else 0,
                   stray=len(run.home.stray) if run.home is not None else 0)
-    return writer.written
 
 
 def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
