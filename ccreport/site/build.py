@@ -23,7 +23,7 @@ from ccreport.site.homepages import show_home
 from ccreport.site.keep import Kept, finish, gone_keys, keep_sources, start_copy, store_dir
 from ccreport.site.options import BuildResult, Options
 from ccreport.site.plan import session_unchanged
-from ccreport.site.pool import Interrupted, Workers, outcomes as outcomes_of
+from ccreport.site.pool import Interrupted, Workers, outcomes as outcomes_of  # (Interrupted: callers catch it here)
 from ccreport.site.session import SessionJob, prune_pages, remove_stale_pages
 from ccreport.site import sweep
 from ccreport.site.state import PackedState, SessionBrief, SessionState, State
