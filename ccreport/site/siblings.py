@@ -6,6 +6,7 @@ through the pool's initializer; an in-process build looks at the catalog itself.
 
 from __future__ import annotations
 
+import gc
 import signal
 from dataclasses import replace
 
@@ -23,8 +24,17 @@ def project_ids(sessions) -> dict[str, frozenset]:
 
 def start_worker(ids: dict[str, frozenset]) -> None:
     """A pool worker's initializer. Workers ignore Ctrl-C: the main process stops the build (and
-    says so) instead of every worker printing its own KeyboardInterrupt traceback."""
+    says so) instead of every worker printing its own KeyboardInterrupt traceback. What the worker
+    inherits from the fork (modules, the catalog, the saved state: ~35,000 tracked objects on a
+    146 MB home) is frozen out of its garbage collector, which traversed all of it in each full
+    collection: 0.15-0.20 CPU s a worker there, 0.03 s frozen (it was the main process's to free)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
+    know(ids)
+
+
+def know(ids: dict[str, frozenset]) -> None:
+    """Tell this process every project's session ids (what start_worker does besides)."""
     _ids.clear()
     _ids.update(ids)
 
