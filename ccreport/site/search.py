@@ -187,11 +187,12 @@ _HEAD = slice(0, 3)
 DEFLATE_LEVEL = 2
 
 
-def deflated(data) -> str:
+def deflated(data, option: int = 0) -> str:
     """JSON deflated and base-64 encoded (a quarter to a third of the JSON on disk; the page
     inflates it with DecompressionStream, which works from file://, and reads any zlib stream):
-    document chunks, shards and unit metadata."""
-    return base64.b64encode(zlib_ng.compress(orjson.dumps(data), DEFLATE_LEVEL)).decode("ascii")
+    document chunks, shards and unit metadata. ``option``: orjson's (OPT_SORT_KEYS: a dict's keys
+    in code point order, as sorted() gives them, without a sorted copy of the dict)."""
+    return base64.b64encode(zlib_ng.compress(orjson.dumps(data, option=option), DEFLATE_LEVEL)).decode("ascii")
 
 
 def inflated(packed, kind: type):
@@ -219,7 +220,7 @@ def doc_file_script(rel: str, chunks: dict) -> bytes:
     """A document file (layout.search_docs): unit → its chunk's packed documents, in key order.
     The page takes the file's chunk number from its name."""
     name = rel.rsplit("/", 1)[1][:-3]
-    return DOCS_HEAD + orjson.dumps(name) + b"," + orjson.dumps({k: chunks[k] for k in sorted(chunks)}) + b");\n"
+    return DOCS_HEAD + orjson.dumps(name) + b"," + orjson.dumps(chunks, option=orjson.OPT_SORT_KEYS) + b");\n"
 
 
 def read_doc_file(raw: bytes) -> dict:
