@@ -18,9 +18,9 @@ import os
 import tempfile
 import zlib
 from array import array
-from itertools import accumulate, chain, compress, repeat
+from itertools import compress, repeat
 from functools import lru_cache
-from operator import and_, attrgetter, getitem, itemgetter, sub
+from operator import and_, attrgetter, getitem, itemgetter
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +31,7 @@ from zlib_ng import zlib_ng
 
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
+from ccreport.site.searchpostings import DOCUMENT, encode as _encode
 from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weighed_once
 from ccreport.site.write import Writer
 
@@ -264,7 +265,7 @@ class _Unit:
     chars: int = 0  # characters in ``encoded`` (about)
     spill: UnitSpill | None = None  # the runs written out so far (a full build's huge unit)
     spill_file: BinaryIO | None = None  # its file, open while the unit is read
-    last: dict = field(default_factory=dict)  # term → its last posting & _HIGH (its document), encoded or spilled
+    last: dict = field(default_factory=dict)  # term → its last posting & DOCUMENT (its document), encoded or spilled
     count: int = 0
     docs: dict = field(default_factory=dict)  # chunk no → packed documents, of the chunks (re)written
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
@@ -457,30 +458,6 @@ def doc_terms(doc: list) -> list[str]:
     return [*counts(doc[4])[0], *filter_terms(doc)]
 
 
-_HIGH = ~((1 << SHIFT) - 1)
-
-
-def _encode(postings: dict[str, list[int]], last: dict | None = None) -> dict[str, str]:
-    """term → postings as written: each document a step from the one before (the first from 0,
-    or from the term's document in ``last``: term → its previous posting & _HIGH), in hex. Every
-    loop is in C, over all the terms' postings at once: the steps of the flat list (each posting
-    less its predecessor's document), each term's first put right, one %-format of them all, and
-    each term's slice of the hex numbers joined (no call per posting, one per term)."""
-    lists = postings.values()
-    flat = list(chain.from_iterable(lists))
-    before = [0]
-    before += map(and_, flat, repeat(_HIGH))
-    steps = list(map(sub, flat, before))  # (zip stops at flat's end: before has one more)
-    ends = list(accumulate(map(len, lists)))
-    starts = [0, *ends[:-1]]
-    firsts = map(itemgetter(0), lists)
-    if last:
-        firsts = map(sub, firsts, map(last.get, postings, repeat(0)))
-    deque(map(steps.__setitem__, starts, firsts), 0)
-    hexes = (("%x," * len(steps)) % tuple(steps)).split(",")
-    return dict(zip(postings, map(",".join, map(hexes.__getitem__, map(slice, starts, ends)))))
-
-
 def _segment(u: _Unit) -> None:
     """The unit's postings held as numbers are encoded and appended to its encoded ones (each
     term's first step taken from its last document there), so that a unit holds a bounded number
@@ -493,5 +470,5 @@ def _segment(u: _Unit) -> None:
         enc[term] = old[term] + "," + enc[term]
     old.update(enc)
     lists = u.postings.values()
-    u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(_HIGH))))
+    u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(DOCUMENT))))
     u.postings, u.size = defaultdict(list), 0

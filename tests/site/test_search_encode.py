@@ -1,5 +1,5 @@
 """The index's posting work done in C loops gives what the plain definitions give: postings
-encoded as hex steps (site.search._encode), each term in its shard (_by_shard against shard_of),
+encoded as hex steps (site.searchpostings.encode), each term in its shard (_by_shard against shard_of),
 a text's terms with their weights (searchtext.weighed_once against counts and weight), and
 counts (C loops over the UTF-8 bytes) against terms (the regex: what search.js does) on any text."""
 
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccreport.site import search, searchtext
-from ccreport.site.search import SHIFT, _by_shard, _encode, shard_of
+from ccreport.site.search import SHIFT, _by_shard, shard_of
+from ccreport.site.searchpostings import encode as _encode
 
 
 def _steps(postings: dict[str, list[int]], last: dict) -> dict[str, str]:
