@@ -20,7 +20,7 @@ import zlib
 from array import array
 from itertools import compress, repeat
 from functools import lru_cache
-from operator import and_, attrgetter, getitem, itemgetter
+from operator import and_, attrgetter, eq, getitem, itemgetter, or_
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,7 +157,7 @@ def _by_shard(by_term: dict) -> dict[int, list]:
     (``tool:``, ``file:``, ``is:``: hashed whole) go through shard_of one by one."""
     terms = list(by_term)
     shards = list(map(_PREFIX_SHARDS.__getitem__, map(getitem, terms, repeat(_HEAD))))
-    for i in compress(range(len(terms)), map((-1).__eq__, shards)):
+    for i in compress(range(len(terms)), map(eq, repeat(-1), shards)):
         shards[i] = shard_of(terms[i])
     by_shard: dict[int, list] = defaultdict(list)
     deque(map(list.extend, map(by_shard.__getitem__, shards), zip(terms, by_term.values())), 0)
@@ -352,7 +352,8 @@ class SessionIndex:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
             terms, levels = weighed_once(d[4])
             # posting = base | weight, appended to each term's list: every loop in C
-            deque(map(list.append, map(of_term, terms), map(base.__or__, levels)), 0)
+            # (operator.or_, not base.__or__: a slot wrapper is called with a new tuple each time)
+            deque(map(list.append, map(of_term, terms), map(or_, repeat(base), levels)), 0)
             ft = filter_terms(d)
             for term in ft:  # weight 1
                 of_term(term).append(base | 1)

@@ -13,7 +13,7 @@ import tempfile
 from array import array
 from collections import defaultdict, deque
 from itertools import compress, repeat
-from operator import add, getitem, itemgetter, mul
+from operator import add, getitem, itemgetter, lt, mul
 from pathlib import Path
 
 import orjson
@@ -166,7 +166,7 @@ def _big(entries: dict[str, list]) -> list[str]:
     terms cost no call): characters of [unit, postings, …] + 3 each past searchfiles.BIG."""
     flats = entries.values()
     sizes = map(add, map(sum, map(map, repeat(len), flats)), map(mul, map(len, flats), repeat(3)))
-    return list(compress(entries, map(searchfiles.BIG.__lt__, sizes)))
+    return list(compress(entries, map(lt, repeat(searchfiles.BIG), sizes)))
 
 
 def write_docs(out: Path, writer: Writer, deltas: list, gone: set, deleted: list) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import accumulate, chain, repeat
-from operator import and_, itemgetter, sub
+from operator import and_, itemgetter, setitem, sub
 
 from ccreport.site.searchtext import SHIFT
 
@@ -32,7 +32,7 @@ def encode(postings: dict[str, list[int]], last: dict | None = None) -> dict[str
     firsts = map(itemgetter(0), lists)
     if last:
         firsts = map(sub, firsts, map(last.get, postings, repeat(0)))
-    deque(map(steps.__setitem__, [0, *ends[:-1]], firsts), 0)
+    deque(map(setitem, repeat(steps), [0, *ends[:-1]], firsts), 0)
     return dict(zip(postings, ("\0".join(map(_HEX_FORMATS.__getitem__, lens)) % tuple(steps)).split("\0")))
 
 
