@@ -39,12 +39,18 @@ def forget_caches() -> None:
     process) has none: above all the counts of repeated texts (searchtext.weighed_once), which
     spared the "on" runs after the first most of the corpus's tokenizing (1.71x measured with
     them, ~1.85x without)."""
+    import importlib
     from ccreport.site import search, searchtext
     searchtext._SEEN.clear()
     searchtext._seen_chars[0] = 0
+    searchtext._TABLES.clear()  # (the weights by document length)
     search._fnv_shard.cache_clear()
     search.unit_key.cache_clear()
     getattr(search, "_PREFIX_SHARDS", {}).clear()
+    try:  # (the hex formats of small posting counts; code before it had no such module)
+        importlib.import_module("ccreport.site.searchpostings")._HEX_FORMATS.clear()
+    except ImportError:
+        pass
 
 
 def cold(home: Path, out: Path, search: bool) -> float:

@@ -18,18 +18,20 @@ import os
 import tempfile
 import zlib
 from array import array
-from itertools import accumulate, chain, compress, repeat
+from itertools import compress, repeat
 from functools import lru_cache
-from operator import and_, attrgetter, getitem, itemgetter, sub
+from operator import and_, attrgetter, eq, getitem, itemgetter, or_
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 import orjson
+from zlib_ng import zlib_ng
 
 from ccreport.fs import WriteError
 from ccreport.layout import STATE_DIR, search_docs
+from ccreport.site.searchpostings import DOCUMENT, encode as _encode
 from ccreport.site.searchtext import KINDS, SHIFT, WBITS, counts, page_docs, page_url, weighed_once
 from ccreport.site.write import Writer
 
@@ -155,7 +157,7 @@ def _by_shard(by_term: dict) -> dict[int, list]:
     (``tool:``, ``file:``, ``is:``: hashed whole) go through shard_of one by one."""
     terms = list(by_term)
     shards = list(map(_PREFIX_SHARDS.__getitem__, map(getitem, terms, repeat(_HEAD))))
-    for i in compress(range(len(terms)), map((-1).__eq__, shards)):
+    for i in compress(range(len(terms)), map(eq, repeat(-1), shards)):
         shards[i] = shard_of(terms[i])
     by_shard: dict[int, list] = defaultdict(list)
     deque(map(list.extend, map(by_shard.__getitem__, shards), zip(terms, by_term.values())), 0)
@@ -178,11 +180,20 @@ _PREFIX_SHARDS = _PrefixShards()
 _HEAD = slice(0, 3)
 
 
-def deflated(data) -> str:
+# zlib-ng's deflate at level 2 (its level 1 is a quicker scheme that writes 25 % more): on the
+# corpus's 384 chunks, shards and metadata files 1.43 MB against zlib level 1's 1.49 MB, in two
+# thirds of the CPU (a 40 MB home's: 4.04 MB against 4.23, 0.115 s against 0.253). Its bytes are the
+# same in every process, in any order of calls, with AVX-512 or AVX2 (docs/search.md: ISA-L's were
+# not, in 1 process of 10); they differ from zlib's, and may between zlib-ng versions or CPU families.
+DEFLATE_LEVEL = 2
+
+
+def deflated(data, option: int = 0) -> str:
     """JSON deflated and base-64 encoded (a quarter to a third of the JSON on disk; the page
-    inflates it with DecompressionStream, which works from file://): document chunks and shards.
-    (zlib's: ISA-L's, 4x faster, gave other bytes in 1 process of 10 for the same input: docs/search.md.)"""
-    return base64.b64encode(zlib.compress(orjson.dumps(data), 1)).decode("ascii")
+    inflates it with DecompressionStream, which works from file://, and reads any zlib stream):
+    document chunks, shards and unit metadata. ``option``: orjson's (OPT_SORT_KEYS: a dict's keys
+    in code point order, as sorted() gives them, without a sorted copy of the dict)."""
+    return base64.b64encode(zlib_ng.compress(orjson.dumps(data, option=option), DEFLATE_LEVEL)).decode("ascii")
 
 
 def inflated(packed, kind: type):
@@ -210,7 +221,7 @@ def doc_file_script(rel: str, chunks: dict) -> bytes:
     """A document file (layout.search_docs): unit → its chunk's packed documents, in key order.
     The page takes the file's chunk number from its name."""
     name = rel.rsplit("/", 1)[1][:-3]
-    return DOCS_HEAD + orjson.dumps(name) + b"," + orjson.dumps({k: chunks[k] for k in sorted(chunks)}) + b");\n"
+    return DOCS_HEAD + orjson.dumps(name) + b"," + orjson.dumps(chunks, option=orjson.OPT_SORT_KEYS) + b");\n"
 
 
 def read_doc_file(raw: bytes) -> dict:
@@ -254,7 +265,7 @@ class _Unit:
     chars: int = 0  # characters in ``encoded`` (about)
     spill: UnitSpill | None = None  # the runs written out so far (a full build's huge unit)
     spill_file: BinaryIO | None = None  # its file, open while the unit is read
-    last: dict = field(default_factory=dict)  # term → its last posting & _HIGH (its document), encoded or spilled
+    last: dict = field(default_factory=dict)  # term → its last posting & DOCUMENT (its document), encoded or spilled
     count: int = 0
     docs: dict = field(default_factory=dict)  # chunk no → packed documents, of the chunks (re)written
     # Digests chained over the pages' documents (each page's: sha1 of the one before and its
@@ -341,7 +352,8 @@ class SessionIndex:
             base = (u.count << SHIFT) | (KINDS[d[0]] << WBITS)
             terms, levels = weighed_once(d[4])
             # posting = base | weight, appended to each term's list: every loop in C
-            deque(map(list.append, map(of_term, terms), map(base.__or__, levels)), 0)
+            # (operator.or_, not base.__or__: a slot wrapper is called with a new tuple each time)
+            deque(map(list.append, map(of_term, terms), map(or_, repeat(base), levels)), 0)
             ft = filter_terms(d)
             for term in ft:  # weight 1
                 of_term(term).append(base | 1)
@@ -447,30 +459,6 @@ def doc_terms(doc: list) -> list[str]:
     return [*counts(doc[4])[0], *filter_terms(doc)]
 
 
-_HIGH = ~((1 << SHIFT) - 1)
-
-
-def _encode(postings: dict[str, list[int]], last: dict | None = None) -> dict[str, str]:
-    """term → postings as written: each document a step from the one before (the first from 0,
-    or from the term's document in ``last``: term → its previous posting & _HIGH), in hex. Every
-    loop is in C, over all the terms' postings at once: the steps of the flat list (each posting
-    less its predecessor's document), each term's first put right, one %-format of them all, and
-    each term's slice of the hex numbers joined (no call per posting, one per term)."""
-    lists = postings.values()
-    flat = list(chain.from_iterable(lists))
-    before = [0]
-    before += map(and_, flat, repeat(_HIGH))
-    steps = list(map(sub, flat, before))  # (zip stops at flat's end: before has one more)
-    ends = list(accumulate(map(len, lists)))
-    starts = [0, *ends[:-1]]
-    firsts = map(itemgetter(0), lists)
-    if last:
-        firsts = map(sub, firsts, map(last.get, postings, repeat(0)))
-    deque(map(steps.__setitem__, starts, firsts), 0)
-    hexes = (("%x," * len(steps)) % tuple(steps)).split(",")
-    return dict(zip(postings, map(",".join, map(hexes.__getitem__, map(slice, starts, ends)))))
-
-
 def _segment(u: _Unit) -> None:
     """The unit's postings held as numbers are encoded and appended to its encoded ones (each
     term's first step taken from its last document there), so that a unit holds a bounded number
@@ -483,5 +471,5 @@ def _segment(u: _Unit) -> None:
         enc[term] = old[term] + "," + enc[term]
     old.update(enc)
     lists = u.postings.values()
-    u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(_HIGH))))
+    u.last.update(zip(u.postings, map(and_, map(itemgetter(-1), lists), repeat(DOCUMENT))))
     u.postings, u.size = defaultdict(list), 0

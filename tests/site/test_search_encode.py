@@ -1,5 +1,5 @@
 """The index's posting work done in C loops gives what the plain definitions give: postings
-encoded as hex steps (site.search._encode), each term in its shard (_by_shard against shard_of),
+encoded as hex steps (site.searchpostings.encode), each term in its shard (_by_shard against shard_of),
 a text's terms with their weights (searchtext.weighed_once against counts and weight), and
 counts (C loops over the UTF-8 bytes) against terms (the regex: what search.js does) on any text."""
 
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ccreport.site import search, searchtext
-from ccreport.site.search import SHIFT, _by_shard, _encode, shard_of
+from ccreport.site.search import SHIFT, _by_shard, shard_of
+from ccreport.site.searchpostings import encode as _encode
 
 
 def _steps(postings: dict[str, list[int]], last: dict) -> dict[str, str]:
@@ -79,3 +80,40 @@ def test_counts_are_the_terms_of_the_text_without_their_order(text):
     c, length = searchtext.counts(text)
     expected = searchtext.terms(text)
     assert c == Counter(expected) and length == len(expected)
+
+
+# Each process deflates the same payloads (a few in a shuffled order, some twice) and prints the
+# digest of what it wrote for each, in the payloads' order: a build must write the same bytes every
+# time (ISA-L's deflate gave other bytes in 1 process of 10: docs/search.md).
+_DEFLATE_RUN = """
+import hashlib, json, random, sys
+from ccreport.site.search import deflated
+payloads = json.load(sys.stdin)
+order = list(range(len(payloads)))
+random.Random(int(sys.argv[1])).shuffle(order)
+out = {}
+for i in order + order[: len(order) // 3]:
+    assert out.setdefault(i, deflated(payloads[i])) == deflated(payloads[i])
+print(hashlib.sha256("".join(out[i] for i in range(len(payloads))).encode()).hexdigest())
+"""
+
+
+def test_deflate_gives_the_same_bytes_in_every_process():
+    import base64
+    import json
+    import subprocess
+    import sys
+    import zlib
+
+    rng = random.Random(7)
+    words = ["parse", "numbered", "lines", "TypeError:", "unsupported", "operand", "日本語", "{", "}", "\n", "_x1"]
+    payloads = [[["t", f"page-{i:04}.html#L{j}", "2025-01-01T00:00:00Z", "Bash\tx.py",
+                  " ".join(rng.choices(words, k=rng.randrange(10, 3000)))] for j in range(rng.randrange(1, 33))]
+                for i in range(40)]
+    payloads += [{f"term{t}": [f"{rng.getrandbits(56):014x}", ",".join(f"{rng.randrange(1 << 20):x}" for _ in range(rng.randrange(1, 400)))]
+                  for t in range(rng.randrange(50, 500))} for _ in range(20)]
+    for p in payloads:  # (what the page and site.search.inflated read back: any zlib stream)
+        assert json.loads(zlib.decompress(base64.b64decode(search.deflated(p)))) == p
+    digests = {subprocess.run([sys.executable, "-c", _DEFLATE_RUN, str(seed)], input=json.dumps(payloads),
+                              capture_output=True, text=True, check=True).stdout for seed in range(8)}
+    assert len(digests) == 1
