@@ -32,7 +32,10 @@ def start(o: IndexOut, fresh: Fresh, jobs: int) -> Split | None:
     sizes = fresh.shard_bytes()
     if jobs < 2 or sum(sizes) < SPLIT_BYTES:
         return None
-    return Split(o, fresh, sorted(range(SHARDS), key=sizes.__getitem__, reverse=True))
+    try:
+        return Split(o, fresh, sorted(range(SHARDS), key=sizes.__getitem__, reverse=True))
+    except OSError:  # (no fork: no process or memory to spare) this process writes them all
+        return None
 
 
 class Split:
@@ -48,7 +51,12 @@ class Split:
         self.record, record_in = os.pipe()
         fresh.flush()  # (buffered bytes of the spill files would be the parent's alone)
         parent = os.getpid()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            for fd in (self.queue, self.record, record_in):
+                os.close(fd)
+            raise
         if self.pid == 0:
             os.close(self.record)
             _child(o.out, fresh, self.queue, record_in, parent)

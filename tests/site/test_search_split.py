@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 from collections import defaultdict
 from pathlib import Path
 
@@ -164,3 +165,31 @@ def test_a_failure_in_the_parent_stops_the_child(tmp_path, split_always):
         assert not state_saved(out) and _spill_files(out) == [] and _children() == []
     assert failed[2].errno == failed[1].errno == errno.EISDIR
     assert split_always == []  # (the child's record was never joined)
+
+
+def test_a_fork_that_fails_leaves_the_shards_to_this_process(tmp_path, monkeypatch):
+    """No process to spare (EAGAIN): no split, no pipe left open; the shards are written here."""
+    tried = []
+
+    def no_fork():
+        tried.append(True)
+        raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+    monkeypatch.setattr(searchsplit, "SPLIT_BYTES", 0)
+    fresh = _fresh(tmp_path / "spill", None)
+    o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
+    fds = sorted(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert searchsplit.start(o, fresh, 2) is None and tried
+    assert sorted(os.listdir("/proc/self/fd")) == fds
+
+
+def test_a_child_killed_fails_the_build(tmp_path):
+    """A child that dies without a word (killed, out of memory) fails the build: the shards it was
+    to write may be missing."""
+    o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
+    # (every shard a hundred times over: the kill finds the child still at work)
+    split = searchsplit.Split(o, _fresh(tmp_path / "spill", 0), list(range(SHARDS)) * 100)
+    os.kill(split.pid, signal.SIGKILL)
+    with pytest.raises(ChildProcessError, match="status -9"):
+        split.join()
+    assert _children() == [] and o.writer.written == []
