@@ -109,9 +109,9 @@ class Fresh:
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
     def shard_bytes(self) -> list[int]:
-        """Each shard's bytes gathered, in memory and spilled (a huge unit's own file not counted)."""
+        """Each shard's bytes gathered: in memory, spilled, and in the huge units' own files."""
         sizes = [sum(map(len, pieces)) for pieces in self.pending]
-        for run in self.runs:
+        for run in self.runs + [run for spill in self.unit_spills for run in spill.runs]:
             sizes = list(map(add, sizes, map(sub, run[1:], run[:-1])))
         return sizes
 

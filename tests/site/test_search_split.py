@@ -17,7 +17,7 @@ import pytest
 
 from ccreport.fs import WriteError
 from ccreport.layout import search_shard
-from ccreport.site import searchfiles, searchsplit
+from ccreport.site import search, searchfiles, searchindex, searchsplit
 from ccreport.site.build import Options, build
 from ccreport.site.search import SHARDS, SPILL_PREFIX, SessionPart, shard_of
 from ccreport.site.searchfiles import IndexOut
@@ -65,7 +65,14 @@ def _built(home: Path, out: Path, jobs: int, **opts):
     return res
 
 
-def test_a_split_build_writes_and_records_what_one_process_does(tmp_path, split_always):
+@pytest.mark.parametrize("spilled", [False, True])
+def test_a_split_build_writes_and_records_what_one_process_does(tmp_path, monkeypatch, split_always, spilled):
+    """``spilled``: every unit's postings in its worker's spill file, every part in the main
+    process's (both sides read them at their own offsets)."""
+    if spilled:
+        monkeypatch.setattr(search, "SEGMENT_POSTINGS", 1)
+        monkeypatch.setattr(search, "SPILL_CHARS", 1)
+        monkeypatch.setattr(searchindex, "SPILL_BYTES", 1)
     one, two = tmp_path / "one", tmp_path / "two"
     a, b = _built(SAMPLE_HOME, one, 1), _built(SAMPLE_HOME, two, 2)
     assert len(joined := split_always) == 1  # (the --jobs 1 build did not split)
