@@ -55,6 +55,13 @@ def _children() -> list[int]:
     return found
 
 
+@pytest.fixture
+def new_children():
+    """The child processes of this one started during the test (other tests may leave theirs)."""
+    before = set(_children())
+    return lambda: sorted(set(_children()) - before)
+
+
 def _spill_files(site: Path) -> list[str]:
     return [p.name for p in (site / ".ccreport").iterdir() if p.name.startswith(SPILL_PREFIX)]
 
@@ -113,7 +120,7 @@ def _fresh(spill_dir: Path, budget: int | None) -> Fresh:
 
 
 @pytest.mark.parametrize("budget", [None, 0])
-def test_the_child_alone_writes_the_shards_one_process_writes(tmp_path, monkeypatch, budget):
+def test_the_child_alone_writes_the_shards_one_process_writes(tmp_path, monkeypatch, budget, new_children):
     monkeypatch.setattr(searchfiles, "BIG", 200)
     one = IndexOut(tmp_path / "one", Writer(tmp_path / "one"), [])
     _fresh(tmp_path / "a", budget).write(one)
@@ -124,10 +131,10 @@ def test_the_child_alone_writes_the_shards_one_process_writes(tmp_path, monkeypa
     assert sorted(p.relative_to(two.out) for p in two.writer.written) == sorted(
         p.relative_to(one.out) for p in one.writer.written)
     assert site_files(two.out) == site_files(one.out)
-    assert _children() == []
+    assert new_children() == []
 
 
-def test_a_failure_in_the_child_is_raised_in_the_parent_as_in_one_process(tmp_path):
+def test_a_failure_in_the_child_is_raised_in_the_parent_as_in_one_process(tmp_path, new_children):
     n = shard_of("w05")
     failed = {}
     for name in ("one", "two"):
@@ -140,10 +147,10 @@ def test_a_failure_in_the_child_is_raised_in_the_parent_as_in_one_process(tmp_pa
     one, two = failed["one"], failed["two"]
     assert (two.errno, two.strerror) == (one.errno, one.strerror) == (errno.EISDIR, os.strerror(errno.EISDIR))
     assert Path(two.filename).relative_to(tmp_path / "two") == Path(one.filename).relative_to(tmp_path / "one")
-    assert _children() == []
+    assert new_children() == []
 
 
-def test_a_shard_that_cannot_be_written_fails_a_split_build_as_one_process(tmp_path, split_always):
+def test_a_shard_that_cannot_be_written_fails_a_split_build_as_one_process(tmp_path, split_always, new_children):
     """Whichever process takes the shard: the build raises the write error, saves no state, and
     leaves no child, spill file or temporary file."""
     n = shard_of("the")  # (a shard the sample home has)
@@ -154,12 +161,12 @@ def test_a_shard_that_cannot_be_written_fails_a_split_build_as_one_process(tmp_p
         with pytest.raises(WriteError) as caught:
             build(SAMPLE_HOME, out, Options(jobs=jobs))
         failed[jobs] = caught.value
-        assert not state_saved(out) and _spill_files(out) == [] and _children() == []
+        assert not state_saved(out) and _spill_files(out) == [] and new_children() == []
         assert not [p for p in out.rglob("*.tmp")]
     assert (failed[2].errno, failed[2].filename) == (failed[1].errno, failed[1].filename.replace("site-1", "site-2"))
 
 
-def test_a_failure_in_the_parent_stops_the_child(tmp_path, split_always):
+def test_a_failure_in_the_parent_stops_the_child(tmp_path, split_always, new_children):
     """The home page cannot be written (the parent's side): the build raises as a one-process build
     does, and the child is killed and reaped."""
     failed = {}
@@ -169,7 +176,7 @@ def test_a_failure_in_the_parent_stops_the_child(tmp_path, split_always):
         with pytest.raises(WriteError) as caught:
             build(SAMPLE_HOME, out, Options(jobs=jobs))
         failed[jobs] = caught.value
-        assert not state_saved(out) and _spill_files(out) == [] and _children() == []
+        assert not state_saved(out) and _spill_files(out) == [] and new_children() == []
     assert failed[2].errno == failed[1].errno == errno.EISDIR
     assert split_always == []  # (the child's record was never joined)
 
@@ -190,7 +197,7 @@ def test_a_fork_that_fails_leaves_the_shards_to_this_process(tmp_path, monkeypat
     assert sorted(os.listdir("/proc/self/fd")) == fds
 
 
-def test_a_child_killed_fails_the_build(tmp_path):
+def test_a_child_killed_fails_the_build(tmp_path, new_children):
     """A child that dies without a word (killed, out of memory) fails the build: the shards it was
     to write may be missing."""
     o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
@@ -199,4 +206,4 @@ def test_a_child_killed_fails_the_build(tmp_path):
     os.kill(split.pid, signal.SIGKILL)
     with pytest.raises(ChildProcessError, match="status -9"):
         split.join()
-    assert _children() == [] and o.writer.written == []
+    assert new_children() == [] and o.writer.written == []
