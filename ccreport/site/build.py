@@ -15,7 +15,8 @@ from ccreport.layout import INDEX, SEARCH_MANIFEST, STATE_DIR, project_dir, sess
 from ccreport.layout import outline_part_no, transcript_dir
 from ccreport.render.resources import asset_files, asset_names, fingerprint
 from ccreport.site.forks import write_fork_points
-from ccreport.site import grown, searchdelta, searchindex
+from ccreport.site import grown, searchdelta, searchindex, searchsplit
+from ccreport.site.searchfiles import IndexOut
 from ccreport.site.search import unit_key
 from ccreport.site.indexes import project_title, write_indexes
 from ccreport.site.extras import HomeExtras, digest, for_session, section
@@ -421,19 +422,33 @@ def _write_indexes(run: _Run, jobs: list[SessionJob]) -> None:
             or not (out / SEARCH_MANIFEST).exists()):
         return
     full = run.full_all
-    if run.opts.search:
-        _write_search(run, jobs)
-    write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
-                  plans=len(run.home.plan_urls) if run.home is not None else 0,
-                  stray=len(run.home.stray) if run.home is not None else 0)
+    # A full build's shards, half of them written by a forked child on the core the pool left idle
+    # while this process writes the rest of the tail (site.searchsplit); joined before the state is saved.
+    split = searchsplit.start(IndexOut(out, run.writer, run.res.deleted), run.fresh, run.opts.jobs) if (
+        run.opts.search and run.fresh is not None) else None
+    try:
+        if run.opts.search:
+            _write_search(run, jobs, split)
+        write_indexes(run.catalog, run.rows, run.writer, run.titles, only=None if full else run.dirty | missing,
+                      plans=len(run.home.plan_urls) if run.home is not None else 0,
+                      stray=len(run.home.stray) if run.home is not None else 0)
+    except BaseException:
+        if split is not None:
+            split.abandon()
+        raise
+    if split is not None:
+        split.finish()
 
 
-def _write_search(run: _Run, jobs: list[SessionJob]) -> None:
-    """The search index's shared files: a full build's shards, or the pending delta; the unit
-    metadata of the sessions that changed."""
+def _write_search(run: _Run, jobs: list[SessionJob], split: searchsplit.Split | None) -> None:
+    """The search index's shared files: a full build's shards (with a ``split``: those the child
+    leaves, after the pages), or the pending delta; the unit metadata of the sessions that changed."""
     out, full = run.out, run.full_all
     gone = run.old_units - set(searchindex.unit_keys(_looked_into(run, run.indexed)))
-    if run.fresh is not None:
+    if split is not None:
+        run.fresh.docs.write(out, run.writer, run.res.deleted, fresh=True)
+        searchindex.prune_docs(out, run.res.deleted)
+    elif run.fresh is not None:
         searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
         searchindex.prune_docs(out, run.res.deleted)
     else:

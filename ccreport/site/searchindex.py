@@ -8,12 +8,13 @@ shape: docs/search.md.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from array import array
 from collections import defaultdict, deque
 from itertools import compress, repeat
-from operator import add, getitem, itemgetter, lt, mul
+from operator import add, getitem, itemgetter, lt, mul, sub
 from pathlib import Path
 
 import orjson
@@ -41,12 +42,22 @@ def write_fresh(out: Path, writer: Writer, fresh: Fresh, deleted: list) -> None:
     produce removed."""
     o = IndexOut(out, writer, deleted)
     fresh.docs.write(out, writer, deleted, fresh=True)
-    fresh.write(o)
+    try:
+        fresh.write(o)
+    finally:
+        fresh.close()
+    end_fresh(o)
+
+
+def end_fresh(o: IndexOut) -> None:
+    """Once every shard is written (by this process or two: site.searchsplit): the empty delta,
+    and the shards and blocks of an earlier build that this one did not produce removed."""
+    out = o.out
     o.write(SEARCH_DELTA, EMPTY_DELTA)
-    for sub in ("t", "b"):
-        for name in names(out / SEARCH_DIR / sub):
-            if f"{SEARCH_DIR}/{sub}/{name}" not in o.keep:
-                o.remove(f"{SEARCH_DIR}/{sub}/{name}")
+    for folder in ("t", "b"):
+        for name in names(out / SEARCH_DIR / folder):
+            if f"{SEARCH_DIR}/{folder}/{name}" not in o.keep:
+                o.remove(f"{SEARCH_DIR}/{folder}/{name}")
 
 
 class Fresh:
@@ -94,17 +105,31 @@ class Fresh:
 
     def _sessions(self, n: int) -> list:
         """Shard n's fragments: [[term, [unit, postings, …], …] of each session]."""
-        pieces = run_pieces(self.spill, self.runs, n) + self.pending[n]
+        pieces = run_pieces(_At(self.spill), self.runs, n) + self.pending[n]
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
-    def write(self, o: IndexOut) -> None:
-        if self.spill is not None:
-            self.spill.flush()
+    def shard_bytes(self) -> list[int]:
+        """Each shard's bytes gathered: in memory, spilled, and in the huge units' own files."""
+        sizes = [sum(map(len, pieces)) for pieces in self.pending]
+        for run in self.runs + [run for spill in self.unit_spills for run in spill.runs]:
+            sizes = list(map(add, sizes, map(sub, run[1:], run[:-1])))
+        return sizes
+
+    def flush(self) -> None:
+        """What is buffered of the spill files, into them (before a fork: site.searchsplit)."""
+        for f in (self.spill, self.docs.spill):
+            if f is not None:
+                f.flush()
+
+    def write(self, o: IndexOut, shards=range(SHARDS)) -> None:
+        """The ``shards`` (numbers; their order is free) written. The spill files stay (close):
+        a forked process may write the others (site.searchsplit)."""
+        self.flush()
         units = []
         try:
             for spill in self.unit_spills:
                 units.append((spill, open(spill.path, "rb")))
-            for n in range(SHARDS):
+            for n in shards:
                 sessions = self._sessions(n)
                 self.pending[n] = []
                 if sessions:
@@ -117,7 +142,6 @@ class Fresh:
         finally:
             for _, f in units:
                 f.close()
-            self.close()
 
     def close(self) -> None:
         """The spill files go: this process's and the workers' (every one in the folder: a build
@@ -128,6 +152,20 @@ class Fresh:
             if name.startswith(SPILL_PREFIX):
                 remove(self.spill_dir / name, [])
         self.unit_spills = []
+
+
+class _At:
+    """A file read at the offsets asked (os.pread): a process forked from this one shares the
+    file's offset, which a seek and a read in each would move under the other (site.searchsplit)."""
+
+    def __init__(self, f) -> None:
+        self.fd, self.at = (f.fileno() if f is not None else -1), 0
+
+    def seek(self, at: int) -> None:
+        self.at = at
+
+    def read(self, size: int) -> bytes:
+        return os.pread(self.fd, size, self.at)
 
 
 def _fill(entries: dict[str, list], spill: UnitSpill, n: int, f) -> None:

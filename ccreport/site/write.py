@@ -33,6 +33,12 @@ class Writer:
         self.written.append(path)
         return True
 
+    def joined(self, written: list[str], skipped: int) -> None:
+        """What another process wrote into this site for this build (site.searchsplit's child),
+        recorded as if written here."""
+        self.written.extend(map(Path, written))
+        self.skipped += skipped
+
 
 def remove(path: Path, deleted: list) -> None:
     """Delete a site file, recorded in ``deleted`` (nothing when it is gone already)."""
