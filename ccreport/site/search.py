@@ -118,13 +118,14 @@ def write_run(f, shard_bytes) -> array:
 
 
 def run_pieces(f, runs: list, n: int) -> list[bytes]:
-    """Shard n's bytes of each of ``runs`` in ``f`` (of those that have some), in run order."""
-    pieces = []
-    for run in runs:
-        if run[n + 1] > run[n]:
-            f.seek(run[n])
-            pieces.append(f.read(run[n + 1] - run[n]))
-    return pieces
+    """Shard n's bytes of each of ``runs`` in ``f`` (of those that have some), in run order. Read
+    at their offsets (os.pread), never by seek and read: a process forked from this one shares the
+    file's offset, and each would move it under the other (site.searchsplit). What ``f`` buffers of
+    its writes must have been flushed."""
+    if not runs:
+        return []
+    fd = f.fileno()
+    return [os.pread(fd, run[n + 1] - run[n], run[n]) for run in runs if run[n + 1] > run[n]]
 
 
 @dataclass

@@ -8,7 +8,6 @@ shape: docs/search.md.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from array import array
@@ -105,7 +104,7 @@ class Fresh:
 
     def _sessions(self, n: int) -> list:
         """Shard n's fragments: [[term, [unit, postings, …], …] of each session]."""
-        pieces = run_pieces(_At(self.spill), self.runs, n) + self.pending[n]
+        pieces = run_pieces(self.spill, self.runs, n) + self.pending[n]
         return orjson.loads(b"[" + b",".join(pieces) + b"]") if pieces else []
 
     def shard_bytes(self) -> list[int]:
@@ -152,20 +151,6 @@ class Fresh:
             if name.startswith(SPILL_PREFIX):
                 remove(self.spill_dir / name, [])
         self.unit_spills = []
-
-
-class _At:
-    """A file read at the offsets asked (os.pread): a process forked from this one shares the
-    file's offset, which a seek and a read in each would move under the other (site.searchsplit)."""
-
-    def __init__(self, f) -> None:
-        self.fd, self.at = (f.fileno() if f is not None else -1), 0
-
-    def seek(self, at: int) -> None:
-        self.at = at
-
-    def read(self, size: int) -> bytes:
-        return os.pread(self.fd, size, self.at)
 
 
 def _fill(entries: dict[str, list], spill: UnitSpill, n: int, f) -> None:

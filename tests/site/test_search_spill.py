@@ -101,12 +101,13 @@ def test_fill_joins_a_units_runs_in_its_place():
     """_fill reads shard n's piece of every run, joins each term's postings in run order and puts
     them where the session's fragment has "" for the unit (not at a postings string that happens to
     equal the unit's key)."""
-    import io
+    import tempfile
     import orjson
     from array import array
 
     key = "abcdef01234567"
-    runs, data = [], io.BytesIO()
+    # (a real file: the runs are read at their offsets, os.pread, as a spill file is)
+    runs, data = [], tempfile.TemporaryFile()
     for piece in ([["t", "1,2", "u", "5"], []], [["t", "3"], ["v", "9"]]):
         run = array("Q", [data.tell()])
         for flat in piece:
@@ -114,9 +115,11 @@ def test_fill_joins_a_units_runs_in_its_place():
                 data.write(orjson.dumps(flat))
             run.append(data.tell())
         runs.append(run)
+    data.flush()
     entries = {"t": ["00000000000000", key, key, "", "ffffffffffffff", "7"], "u": [key, ""]}
     searchindex._fill(entries, search.UnitSpill(key, "", runs), 0, data)
     assert entries == {"t": ["00000000000000", key, key, "1,2,3", "ffffffffffffff", "7"], "u": [key, "5"]}
     entries = {"v": [key, ""]}
     searchindex._fill(entries, search.UnitSpill(key, "", runs), 1, data)
     assert entries == {"v": [key, "9"]}
+    data.close()
