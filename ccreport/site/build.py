@@ -445,11 +445,11 @@ def _write_search(run: _Run, jobs: list[SessionJob], split: searchsplit.Split | 
     leaves, after the pages), or the pending delta; the unit metadata of the sessions that changed."""
     out, full = run.out, run.full_all
     gone = run.old_units - set(searchindex.unit_keys(_looked_into(run, run.indexed)))
-    if split is not None:
-        run.fresh.docs.write(out, run.writer, run.res.deleted, fresh=True)
-        searchindex.prune_docs(out, run.res.deleted)
-    elif run.fresh is not None:
-        searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
+    if run.fresh is not None:
+        if split is None:
+            searchindex.write_fresh(out, run.writer, run.fresh, run.res.deleted)
+        else:  # (its shards: split.finish, once the pages are written)
+            run.fresh.docs.write(out, run.writer, run.res.deleted, fresh=True)
         searchindex.prune_docs(out, run.res.deleted)
     else:
         searchindex.write_docs(out, run.writer, run.deltas, gone, run.res.deleted)
