@@ -23,7 +23,8 @@ class Workers:
         # (imported here: a one-process build, and every small home's, does without it: ~13 ms)
         from concurrent.futures import ProcessPoolExecutor
 
-        self._pool = ProcessPoolExecutor(max_workers=n, initializer=start_worker, initargs=(project_ids(sessions),))
+        self._pool = ProcessPoolExecutor(max_workers=n, mp_context=_forking(), initializer=start_worker,
+                                         initargs=(project_ids(sessions),))
         self._pool.submit(int)  # (a fork start method forks every worker at the first task: now)
         started()
 
@@ -44,6 +45,17 @@ class Workers:
         started rather than finishing the whole build first. Written pages are complete (atomic
         writes)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _forking():
+    """Fork on Linux, whatever Python's default: the workers inherit the main process's loaded
+    modules and frozen heap (start_worker), and they are forked before the copy thread starts
+    (Workers, site.keep). Python 3.14 makes forkserver Linux's default, which would start each
+    worker from a fresh interpreter. Elsewhere the platform's default (spawn on macOS)."""
+    import multiprocessing
+    import sys
+
+    return multiprocessing.get_context("fork") if sys.platform == "linux" else None
 
 
 def outcomes(jobs: list[SessionJob], n: int, stop, started, workers: Workers | None = None):

@@ -4,6 +4,9 @@ so the copy into the store starts with them; every job's outcome comes back in j
 from __future__ import annotations
 
 import multiprocessing
+import sys
+
+import pytest
 
 from ccreport.site.build import build
 from ccreport.site.options import Options
@@ -49,3 +52,23 @@ def test_a_pooled_full_build_writes_what_one_process_writes(tmp_path):
     assert not two.errors and not one.errors and two.sessions == one.sessions
     for page in sorted((tmp_path / "one" / "p").rglob("*.html")):
         assert (tmp_path / "two" / page.relative_to(tmp_path / "one")).read_bytes() == page.read_bytes(), page
+
+
+def test_workers_fork_on_linux_whatever_pythons_default_start_method(tmp_path):
+    # Python 3.14 makes forkserver Linux's default: the pool must still fork, as it is measured and
+    # as start_worker's frozen heap assumes.
+    if sys.platform != "linux":
+        pytest.skip("fork is chosen on Linux only")
+    default = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method("spawn", force=True)
+    try:
+        catalog, jobs = _jobs(tmp_path / "site")
+        workers = Workers(2, catalog.sessions(), lambda: None)
+        try:
+            assert workers._pool._mp_context.get_start_method() == "fork"
+            done = list(workers.outcomes(jobs, None))
+        finally:
+            workers.drop()
+        assert [r.state.brief.id for r in done] == [j.session.id for j in jobs]
+    finally:
+        multiprocessing.set_start_method(default, force=True)
