@@ -104,7 +104,11 @@ def counts(text: str) -> tuple[Counter, int]:
 # output seen twice) are tokenized and weighed once: their terms and weights are kept by text, for
 # texts of REPEAT_MIN characters or more (a short one costs less to count than to look up),
 # REPEAT_CHARS of them at most (then the memory starts again: a bound on what a worker holds).
-REPEAT_MIN, REPEAT_CHARS = 256, 8 << 20
+# 2 M characters: ~8 MB of a process's memory less than 8 M (corpus 73 -> 69 MB, m150 at --jobs 1
+# 92 -> 85 MB, the 300 MB home's tree 203 -> 193 MB, a 1 GB session 190 -> 170 MB) for the same
+# CPU on the real corpus and on m150 (alternated runs); only a home cloned from one corpus, whose
+# texts all repeat within 8 M characters, loses hits (a 1 GB cloned session: 42 -> 47 CPU s).
+REPEAT_MIN, REPEAT_CHARS = 256, 2 << 20
 _SEEN: dict[str, tuple[list, list]] = {}
 _seen_chars = [0]
 

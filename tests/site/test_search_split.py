@@ -31,6 +31,7 @@ from util import SAMPLE_HOME
 def split_always(monkeypatch):
     """The split taken for the small homes of the tests too (the sample home's shards: ~0.1 MB)."""
     monkeypatch.setattr(searchsplit, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(searchsplit, "SPLIT_MAX_RESIDENT", 1 << 62)  # (pytest's process is large)
     monkeypatch.setattr(searchfiles, "BIG", 200)  # frequent terms in blocks, written by both sides
     joined = []
     record = Writer.joined
@@ -189,6 +190,7 @@ def test_a_fork_that_fails_leaves_the_shards_to_this_process(tmp_path, monkeypat
         tried.append(True)
         raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
     monkeypatch.setattr(searchsplit, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(searchsplit, "SPLIT_MAX_RESIDENT", 1 << 62)
     fresh = _fresh(tmp_path / "spill", None)
     o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
     fds = sorted(os.listdir("/proc/self/fd"))
@@ -207,3 +209,20 @@ def test_a_child_killed_fails_the_build(tmp_path, new_children):
     with pytest.raises(ChildProcessError, match="status -9"):
         split.join()
     assert new_children() == [] and o.writer.written == []
+
+
+def test_a_process_too_large_to_copy_writes_the_shards_itself(tmp_path, monkeypatch):
+    """A fork of a large process (one 1 GB session: ~200 MB) is counted at nearly its size: above
+    SPLIT_MAX_RESIDENT no child is forked, whatever the shards' bytes."""
+    tried = []
+    monkeypatch.setattr(searchsplit, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(os, "fork", lambda: tried.append(True) or 0)
+    fresh = _fresh(tmp_path / "spill", None)
+    o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
+    resident = searchsplit.resident()
+    assert 10 << 20 < resident < 64 << 30  # (this process, read from /proc)
+    monkeypatch.setattr(searchsplit, "SPLIT_MAX_RESIDENT", resident // 2)
+    assert searchsplit.start(o, fresh, 2) is None and tried == []
+    fresh.write(o)
+    assert len(o.keep) == 60  # (_fresh's 60 shards, written here)
+    fresh.close()
