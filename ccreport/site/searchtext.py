@@ -107,7 +107,8 @@ def counts(text: str) -> tuple[Counter, int]:
 # 2 M characters: ~8 MB of a process's memory less than 8 M (corpus 73 -> 69 MB, m150 at --jobs 1
 # 92 -> 85 MB, the 300 MB home's tree 203 -> 193 MB, a 1 GB session 190 -> 170 MB) for the same
 # CPU on the real corpus and on m150 (alternated runs); only a home cloned from one corpus, whose
-# texts all repeat within 8 M characters, loses hits (a 1 GB cloned session: 42 -> 47 CPU s).
+# texts all repeat within 8 M characters, loses hits (a 1 GB cloned session, benchmarks/run.py at
+# --jobs 1: 35.3 -> 37.4 CPU s).
 REPEAT_MIN, REPEAT_CHARS = 256, 2 << 20
 _SEEN: dict[str, tuple[list, list]] = {}
 _seen_chars = [0]
