@@ -215,8 +215,13 @@ def test_a_process_too_large_to_copy_writes_the_shards_itself(tmp_path, monkeypa
     """A fork of a large process (one 1 GB session: ~200 MB) is counted at nearly its size: above
     SPLIT_MAX_RESIDENT no child is forked, whatever the shards' bytes."""
     tried = []
+
+    def forked():
+        # (a stub that returned 0 would make pytest's own process run the child's side and exit)
+        tried.append(True)
+        raise AssertionError("a child was forked")
     monkeypatch.setattr(searchsplit, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(os, "fork", lambda: tried.append(True) or 0)
+    monkeypatch.setattr(os, "fork", forked)
     fresh = _fresh(tmp_path / "spill", None)
     o = IndexOut(tmp_path / "site", Writer(tmp_path / "site"), [])
     resident = searchsplit.resident()
